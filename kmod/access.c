@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Who may profile whom.
+ *
+ * perf_event_create_kernel_counter() checks nothing: it trusts its
+ * caller.  perf_event_open() lets a caller profile a task when it has
+ * CAP_PERFMON or passes ptrace_may_access(PTRACE_MODE_READ_REALCREDS);
+ * tailor refuses what perf refuses.  ptrace_may_access() is not exported
+ * to modules, so its DAC, capability and dumpability rules are repeated
+ * here; LSM ptrace hooks (security_ptrace_access_check(), also not
+ * exported) are not consulted, which is why /dev/tailor is root-only
+ * unless the administrator opens it to a trusted group.
+ */
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/rcupdate.h>
+#include <linux/mm_types.h>
+#include "tailor.h"
+
+static bool same_creds(const struct cred *cred, const struct cred *tcred)
+{
+	return uid_eq(cred->uid, tcred->euid) &&
+	       uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) &&
+	       gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) &&
+	       gid_eq(cred->gid, tcred->gid);
+}
+
+static bool ptrace_read_allowed(struct task_struct *task)
+{
+	const struct cred *cred = current_cred();
+	struct user_namespace *mm_ns = NULL;
+	bool allowed;
+	struct mm_struct *mm;
+
+	if (same_thread_group(task, current))
+		return true;
+
+	rcu_read_lock();
+	allowed = same_creds(cred, __task_cred(task)) ||
+		  ns_capable(__task_cred(task)->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!allowed)
+		return false;
+
+	/* Dumpability is read after the credentials, as ptrace does. */
+	smp_rmb();
+	task_lock(task);
+	mm = task->mm;
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER)
+		mm_ns = mm->user_ns;
+	allowed = !mm_ns || ns_capable(mm_ns, CAP_SYS_PTRACE);
+	task_unlock(task);
+	return allowed;
+}
+
+/* 0 if current may sample @task, else -EACCES (as perf_event_open()). */
+int tailor_may_profile(struct task_struct *task)
+{
+	int ret;
+
+	if (perfmon_capable())
+		return 0;
+	/* Hold off exec, which may change credentials, as perf does. */
+	ret = down_read_interruptible(&task->signal->exec_update_lock);
+	if (ret)
+		return ret;
+	ret = ptrace_read_allowed(task) ? 0 : -EACCES;
+	up_read(&task->signal->exec_update_lock);
+	return ret;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * From a client's struct tailor_config to the plan a session samples
+ * with: validate every field (unknown or inconsistent is -EINVAL), pick
+ * the source, check permissions as perf would, and build the perf_event
+ * attribute.  Nothing here touches the session, so a refused
+ * configuration leaves the previous one in force.
+ */
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/capability.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/task.h>
+#include <linux/perf_event.h>
+#include "tailor.h"
+
+static int check_fields(const struct tailor_config *cfg)
+{
+	u32 f = cfg->flags;
+
+	if (cfg->size != sizeof(*cfg) || cfg->abi_version != TAILOR_ABI_VERSION)
+		return -EINVAL;
+	if (f & ~TAILOR_CFG_FLAGS_ALL)
+		return -EINVAL;
+	if (memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+		return -EINVAL;
+	if (cfg->source > TAILOR_SOURCE_TIMER)
+		return -EINVAL;
+	if ((f & TAILOR_CFG_EXCLUDE_USER) && (f & TAILOR_CFG_EXCLUDE_KERNEL))
+		return -EINVAL;
+
+	if (cfg->sample_freq && (cfg->sample_period || cfg->timer_period_ns))
+		return -EINVAL;
+	if (cfg->sample_freq > TAILOR_MAX_FREQ)
+		return -EINVAL;
+	if (cfg->timer_period_ns && cfg->timer_period_ns < TAILOR_MIN_TIMER_NS)
+		return -EINVAL;
+	if (cfg->sample_period & BIT_ULL(63))
+		return -EINVAL;
+
+	if ((f & TAILOR_CFG_NO_REGS) && cfg->regs_mask)
+		return -EINVAL;
+	if (cfg->regs_mask & ~TAILOR_REGS_GPR)
+		return -EINVAL;
+
+	if (f & TAILOR_CFG_ALL_CPUS) {
+		if (cfg->target_pid)
+			return -EINVAL;
+	} else if (cfg->target_pid <= 0) {
+		return -EINVAL;
+	}
+
+	if (cfg->event_type != TAILOR_EVENT_HARDWARE &&
+	    cfg->event_type != TAILOR_EVENT_RAW)
+		return -EINVAL;
+	if (cfg->precise > 3)
+		return -EINVAL;
+	/* PEBS-only settings make no sense for the software clock. */
+	if (cfg->source == TAILOR_SOURCE_TIMER &&
+	    ((f & TAILOR_CFG_DATA_ADDR) || cfg->event_config ||
+	     cfg->event_type || cfg->precise || cfg->sample_period))
+		return -EINVAL;
+	return 0;
+}
+
+static int resolve_source(const struct tailor_config *cfg,
+			  enum tailor_source *source)
+{
+	switch (cfg->source) {
+	case TAILOR_SOURCE_AUTO:
+		*source = tailor_pebs_available() ? TAILOR_SOURCE_PEBS :
+						    TAILOR_SOURCE_TIMER;
+		return 0;
+	case TAILOR_SOURCE_PEBS:
+		if (!tailor_pebs_available()) {
+			pr_info_ratelimited("tailor: PEBS session refused: %s; use the auto or timer source\n",
+					    tailor_pebs_absent_reason());
+			return -EOPNOTSUPP;
+		}
+		*source = TAILOR_SOURCE_PEBS;
+		return 0;
+	default:
+		*source = TAILOR_SOURCE_TIMER;
+		return 0;
+	}
+}
+
+/* The process of @nr (a pid or any of its thread ids), if we may profile it. */
+static int resolve_target(pid_t nr, struct pid **target)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	int err;
+
+	pid = find_get_pid(nr);
+	if (!pid)
+		return -ESRCH;
+	task = get_pid_task(pid, PIDTYPE_PID);
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	err = tailor_may_profile(task);
+	if (!err)
+		*target = get_task_pid(task, PIDTYPE_TGID);
+	put_task_struct(task);
+	return err;
+}
+
+static void build_attr(struct tailor_plan *plan, const struct tailor_config *cfg)
+{
+	struct perf_event_attr *attr = &plan->attr;
+	bool pebs = plan->source == TAILOR_SOURCE_PEBS;
+	u64 period = pebs ? cfg->sample_period : cfg->timer_period_ns;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->exclude_user = !!(plan->flags & TAILOR_CFG_EXCLUDE_USER);
+	attr->exclude_kernel = !!(plan->flags & TAILOR_CFG_EXCLUDE_KERNEL);
+	attr->exclude_hv = 1;
+	if (plan->target) {
+		/* Future threads of the process get a clone of the counter. */
+		attr->inherit = 1;
+		attr->inherit_thread = 1;
+	}
+	if (cfg->sample_freq || !period) {
+		attr->freq = 1;
+		attr->sample_freq = cfg->sample_freq ?: TAILOR_DEFAULT_FREQ;
+	} else {
+		attr->sample_period = period;
+	}
+
+	if (!pebs) {
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_CPU_CLOCK;
+		attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+		return;
+	}
+	attr->type = cfg->event_type;
+	attr->config = cfg->event_config;
+	attr->precise_ip = cfg->precise ?: 2;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* Without REGS_INTR the PEBS GPRs are not copied into regs. */
+	if (plan->regs_mask) {
+		attr->sample_type |= PERF_SAMPLE_REGS_INTR;
+		attr->sample_regs_intr = plan->regs_mask;
+	}
+	if (plan->flags & TAILOR_CFG_DATA_ADDR)
+		attr->sample_type |= PERF_SAMPLE_ADDR;
+	/*
+	 * Large PEBS would hand all records of a drain but the last to
+	 * perf_event_output(), which drops them for a kernel counter;
+	 * wakeup_events = 1 turns off auto-reload and large PEBS, so every
+	 * record reaches the overflow handler.
+	 */
+	attr->wakeup_events = 1;
+}
+
+void tailor_plan_release(struct tailor_plan *plan)
+{
+	put_pid(plan->target);
+	plan->target = NULL;
+	if (plan->pid_ns)
+		put_pid_ns(plan->pid_ns);
+	plan->pid_ns = NULL;
+}
+
+int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
+{
+	unsigned int bit;
+	int err;
+
+	memset(plan, 0, sizeof(*plan));
+	err = check_fields(cfg);
+	if (err)
+		return err;
+	err = resolve_source(cfg, &plan->source);
+	if (err)
+		return err;
+
+	plan->flags = cfg->flags;
+	if (plan->source == TAILOR_SOURCE_TIMER)
+		plan->flags &= ~TAILOR_CFG_DATA_ADDR;
+	if (!(cfg->flags & TAILOR_CFG_NO_REGS))
+		plan->regs_mask = cfg->regs_mask ?: TAILOR_REGS_DEFAULT;
+	for_each_set_bit(bit, (unsigned long *)&plan->regs_mask, 64)
+		plan->reg_index[plan->nr_regs++] = bit;
+	plan->tsc_source = TAILOR_TSC_HANDLER;
+
+	/* What perf_event_open() requires CAP_PERFMON for. */
+	if (!perfmon_capable() &&
+	    ((cfg->flags & TAILOR_CFG_ALL_CPUS) ||
+	     !(cfg->flags & TAILOR_CFG_EXCLUDE_KERNEL)))
+		return -EPERM;
+	if (!(cfg->flags & TAILOR_CFG_ALL_CPUS)) {
+		err = resolve_target(cfg->target_pid, &plan->target);
+		if (err)
+			return err;
+	}
+	plan->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	build_attr(plan, cfg);
+
+	cfg->source_used = plan->source;
+	cfg->tsc_source = plan->tsc_source;
+	cfg->flags_used = plan->flags;
+	cfg->nr_regs = plan->nr_regs;
+	cfg->regs_used = plan->regs_mask;
+	cfg->record_size = TAILOR_SAMPLE_BASE_SIZE + 8 * plan->nr_regs +
+			   ((plan->flags & TAILOR_CFG_DATA_ADDR) ? 8 : 0);
+	return 0;
+}

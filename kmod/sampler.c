@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Sampling: the perf counters of a session and their overflow handler.
+ *
+ * Counters come from the kernel's perf API, so PEBS programming, PMU
+ * sharing with perf users, throttling and CPU hotplug stay the kernel's
+ * business.  The handler runs in NMI context (PEBS) or from a hard hrtimer
+ * (software clock): it turns the sample into one fixed-size record in
+ * this CPU's ring, without locks, allocation or sleeping, and defers the
+ * reader wakeup to irq_work.
+ */
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/perf_event.h>
+#include <linux/irq_work.h>
+#include <asm/processor.h>
+#include <asm/ptrace.h>
+#include <asm/perf_event.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include "tailor.h"
+
+/* kernel/events/core.c marks a throttled counter with this (MAX_INTERRUPTS). */
+#define PERF_THROTTLED_INTERRUPTS	(~0ULL)
+
+static bool pebs_ok;
+static char pebs_reason[128] = "not probed";
+
+bool tailor_pebs_available(void)
+{
+	return pebs_ok;
+}
+
+const char *tailor_pebs_absent_reason(void)
+{
+	return pebs_reason;
+}
+
+/*
+ * Ask the PMU driver for a precise counter once, at load: only the driver
+ * knows whether PEBS works (the CPU may have it and a hypervisor hide it).
+ */
+void tailor_sampler_probe(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = 1000003,
+		.precise_ip = 1,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.wakeup_events = 1,
+	};
+	struct perf_event *event;
+
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL) {
+		snprintf(pebs_reason, sizeof(pebs_reason),
+			 "not an Intel CPU (PEBS is Intel's)");
+		return;
+	}
+	if (!boot_cpu_has(X86_FEATURE_DS)) {
+		snprintf(pebs_reason, sizeof(pebs_reason),
+			 "the CPU reports no debug store, so no PEBS (a hypervisor may hide it)");
+		return;
+	}
+	event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
+						 NULL, NULL, NULL);
+	if (IS_ERR(event)) {
+		snprintf(pebs_reason, sizeof(pebs_reason),
+			 "the perf PMU driver refuses precise events (error %ld)",
+			 PTR_ERR(event));
+		return;
+	}
+	perf_event_release_kernel(event);
+	pebs_ok = true;
+	snprintf(pebs_reason, sizeof(pebs_reason), "available");
+}
+
+static u64 reg_value(const struct pt_regs *regs, unsigned int idx)
+{
+	switch (idx) {
+	case 0: return regs->ax;
+	case 1: return regs->bx;
+	case 2: return regs->cx;
+	case 3: return regs->dx;
+	case 4: return regs->si;
+	case 5: return regs->di;
+	case 6: return regs->bp;
+	case 7: return regs->sp;
+	case 16: return regs->r8;
+	case 17: return regs->r9;
+	case 18: return regs->r10;
+	case 19: return regs->r11;
+	case 20: return regs->r12;
+	case 21: return regs->r13;
+	case 22: return regs->r14;
+	case 23: return regs->r15;
+	}
+	return 0;
+}
+
+/*
+ * The registers a record carries.  A software-clock tick that lands in
+ * the kernel still yields the user registers at kernel entry, which hold
+ * the tag the task had set; kernel threads have none.
+ */
+static const struct pt_regs *sample_regs(const struct tailor_plan *plan,
+					 struct pt_regs *regs, u32 *flags)
+{
+	if (user_mode(regs))
+		return regs;
+	*flags |= TAILOR_SF_KERNEL;
+	if (plan->source == TAILOR_SOURCE_PEBS)
+		return regs;
+	if (current->mm && !(current->flags & PF_KTHREAD)) {
+		*flags |= TAILOR_SF_USER_REGS;
+		return task_pt_regs(current);
+	}
+	*flags |= TAILOR_SF_NO_REGS;
+	return NULL;
+}
+
+static void tailor_overflow(struct perf_event *event,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	struct tailor_session *s = event->overflow_handler_context;
+	const struct tailor_plan *plan = &s->plan;
+	struct tailor_ring *ring = this_cpu_ptr(s->rings.cpu);
+	const struct pt_regs *rsrc;
+	u64 tsc = rdtsc_ordered();
+	u32 flags = 0;
+	u64 *rec;
+	u32 i;
+
+	WRITE_ONCE(ring->produced, ring->produced + 1);
+	if (event->hw.interrupts == PERF_THROTTLED_INTERRUPTS)
+		WRITE_ONCE(ring->throttled, ring->throttled + 1);
+
+	/* A single instruction, so an NMI cannot split it. */
+	if (this_cpu_inc_return(s->rings.cpu->nesting) != 1) {
+		WRITE_ONCE(ring->lost, ring->lost + 1);
+		goto out;
+	}
+	rec = tailor_ring_reserve(&s->rings, ring);
+	if (!rec)
+		goto out;
+
+	rsrc = sample_regs(plan, regs, &flags);
+	if (plan->source == TAILOR_SOURCE_PEBS && (regs->flags & PERF_EFLAGS_EXACT))
+		flags |= TAILOR_SF_EXACT_IP;
+
+	rec[0] = tsc;
+	rec[1] = instruction_pointer(regs);
+	for (i = 0; i < plan->nr_regs; i++)
+		rec[3 + i] = rsrc ? reg_value(rsrc, plan->reg_index[i]) : 0;
+	if (plan->flags & TAILOR_CFG_DATA_ADDR) {
+		if (data->sample_flags & PERF_SAMPLE_ADDR) {
+			rec[3 + i] = data->addr;
+			flags |= TAILOR_SF_ADDR_VALID;
+		} else {
+			rec[3 + i] = 0;
+		}
+	}
+	rec[2] = tailor_who_pack(task_pid_nr_ns(current, plan->pid_ns),
+				 task_tgid_nr_ns(current, plan->pid_ns),
+				 smp_processor_id(), flags);
+
+	if (tailor_ring_commit(&s->rings, ring))
+		irq_work_queue(&s->wakeup);
+out:
+	this_cpu_dec(s->rings.cpu->nesting);
+}
+
+static int add_event(struct tailor_session *s, struct perf_event *event)
+{
+	if (s->nr_events == s->max_events) {
+		unsigned int max = max(16U, s->max_events * 2);
+		struct perf_event **events;
+
+		events = krealloc_array(s->events, max, sizeof(*events),
+					GFP_KERNEL);
+		if (!events)
+			return -ENOMEM;
+		s->events = events;
+		s->max_events = max;
+	}
+	s->events[s->nr_events++] = event;
+	return 0;
+}
+
+/* Remember @t (a reference moves to the session) so it is not seen again. */
+static int add_task(struct tailor_session *s, struct task_struct *t)
+{
+	if (s->nr_tasks == s->max_tasks) {
+		unsigned int max = max(16U, s->max_tasks * 2);
+		struct task_struct **tasks;
+
+		tasks = krealloc_array(s->tasks, max, sizeof(*tasks),
+				       GFP_KERNEL);
+		if (!tasks)
+			return -ENOMEM;
+		s->tasks = tasks;
+		s->max_tasks = max;
+	}
+	s->tasks[s->nr_tasks++] = t;
+	return 0;
+}
+
+static bool task_known(struct tailor_session *s, struct task_struct *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_tasks; i++)
+		if (s->tasks[i] == t)
+			return true;
+	return false;
+}
+
+/*
+ * A thread created by an already attached thread got a clone of its
+ * counter (attr.inherit); all clones hang off the counter we created.
+ */
+static bool task_has_inherited_counter(struct tailor_session *s,
+				       struct task_struct *t)
+{
+	bool found = false;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events && !found; i++) {
+		struct perf_event *parent = s->events[i], *child;
+
+		mutex_lock(&parent->child_mutex);
+		list_for_each_entry(child, &parent->child_list, child_list) {
+			if (child->hw.target == t) {
+				found = true;
+				break;
+			}
+		}
+		mutex_unlock(&parent->child_mutex);
+	}
+	return found;
+}
+
+static int attach_task(struct tailor_session *s, struct task_struct *t)
+{
+	struct perf_event *event;
+	int err;
+
+	if (task_has_inherited_counter(s, t))
+		return 0;
+	event = perf_event_create_kernel_counter(&s->plan.attr, -1, t,
+						 tailor_overflow, s);
+	if (IS_ERR(event)) {
+		/* A thread that is exiting cannot be sampled anyway. */
+		return PTR_ERR(event) == -ESRCH ? 0 : PTR_ERR(event);
+	}
+	err = add_event(s, event);
+	if (err)
+		perf_event_release_kernel(event);
+	return err;
+}
+
+/* Threads of the target not yet known, with a reference each. */
+static unsigned int collect_new_threads(struct tailor_session *s,
+					struct task_struct **batch,
+					unsigned int max)
+{
+	struct task_struct *leader, *t;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	leader = pid_task(s->plan.target, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (n == max)
+				break;
+			if (task_known(s, t))
+				continue;
+			get_task_struct(t);
+			batch[n++] = t;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * One counter per thread that exists now; threads created later inherit
+ * one.  Threads may appear while we attach, so scan until a pass finds
+ * none that is new.
+ */
+static int attach_process(struct tailor_session *s)
+{
+	for (;;) {
+		struct task_struct *leader, **batch;
+		unsigned int n, i, want;
+		int err = 0;
+
+		rcu_read_lock();
+		leader = pid_task(s->plan.target, PIDTYPE_TGID);
+		want = leader ? get_nr_threads(leader) + 1 : 0;
+		rcu_read_unlock();
+		if (!want)
+			break;
+
+		batch = kcalloc(want, sizeof(*batch), GFP_KERNEL);
+		if (!batch)
+			return -ENOMEM;
+		n = collect_new_threads(s, batch, want);
+		for (i = 0; i < n; i++) {
+			if (!err)
+				err = add_task(s, batch[i]);
+			if (err) {
+				put_task_struct(batch[i]);
+				continue;
+			}
+			err = attach_task(s, batch[i]);
+		}
+		kfree(batch);
+		if (err)
+			return err;
+		if (!n)
+			break;
+	}
+	return s->nr_events ? 0 : -ESRCH;
+}
+
+static int attach_cpus(struct tailor_session *s)
+{
+	int cpu, err;
+
+	for_each_online_cpu(cpu) {
+		struct perf_event *event;
+
+		event = perf_event_create_kernel_counter(&s->plan.attr, cpu,
+							 NULL, tailor_overflow,
+							 s);
+		if (IS_ERR(event))
+			return PTR_ERR(event);
+		err = add_event(s, event);
+		if (err) {
+			perf_event_release_kernel(event);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int tailor_sampler_start(struct tailor_session *s)
+{
+	int err;
+
+	if (s->plan.flags & TAILOR_CFG_ALL_CPUS)
+		err = attach_cpus(s);
+	else
+		err = attach_process(s);
+	if (err)
+		tailor_sampler_stop(s);
+	return err;
+}
+
+/* Process context only: releasing a counter sleeps. */
+void tailor_sampler_stop(struct tailor_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++)
+		perf_event_release_kernel(s->events[i]);
+	s->nr_events = 0;
+	/* No counter is left to queue it; wait for one already queued. */
+	irq_work_sync(&s->wakeup);
+	for (i = 0; i < s->nr_tasks; i++)
+		put_task_struct(s->tasks[i]);
+	s->nr_tasks = 0;
+}
+
+bool tailor_target_alive(struct tailor_session *s)
+{
+	struct task_struct *leader;
+	bool alive;
+
+	if (!s->plan.target)
+		return true;
+	leader = get_pid_task(s->plan.target, PIDTYPE_TGID);
+	if (!leader)
+		return false;
+	alive = atomic_read(&leader->signal->live) > 0;
+	put_task_struct(leader);
+	return alive;
+}

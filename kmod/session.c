@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /dev/tailor sessions: one per open file.  The ioctls move a session
+ * through NEW -> CONFIGURED -> RUNNING -> STOPPED (and back to RUNNING or
+ * CONFIGURED); read() and poll() drain its rings.  A periodic tick notices
+ * a target that has exited, releases the counters, and wakes readers when
+ * samples arrive too slowly to reach the wakeup mark.
+ */
+#include <linux/kernel.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/cpumask.h>
+#include "tailor.h"
+
+#define TAILOR_TICK	(HZ / 10)
+
+static void wake_readers(struct irq_work *work)
+{
+	struct tailor_session *s = container_of(work, struct tailor_session,
+						wakeup);
+
+	wake_up_interruptible(&s->readers);
+}
+
+/* Caller holds s->lock and must not be the tick itself if it cancels. */
+static void stop_counters(struct tailor_session *s)
+{
+	tailor_sampler_stop(s);
+	WRITE_ONCE(s->state, TAILOR_STATE_STOPPED);
+	wake_up_interruptible(&s->readers);
+}
+
+static void session_tick(struct work_struct *work)
+{
+	struct tailor_session *s = container_of(to_delayed_work(work),
+						struct tailor_session, tick);
+
+	/* stop and release hold the lock while they cancel this work. */
+	if (!mutex_trylock(&s->lock)) {
+		schedule_delayed_work(&s->tick, TAILOR_TICK);
+		return;
+	}
+	if (s->state != TAILOR_STATE_RUNNING)
+		goto out;
+	if (!tailor_target_alive(s)) {
+		s->target_exited = true;
+		stop_counters(s);
+		goto out;
+	}
+	if (!tailor_rings_empty(&s->rings))
+		wake_up_interruptible(&s->readers);
+	schedule_delayed_work(&s->tick, TAILOR_TICK);
+out:
+	mutex_unlock(&s->lock);
+}
+
+static int tailor_open(struct inode *inode, struct file *file)
+{
+	struct tailor_session *s;
+
+	if (!tailor_open_allowed())
+		return -EACCES;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->lock);
+	mutex_init(&s->read_lock);
+	init_waitqueue_head(&s->readers);
+	init_irq_work(&s->wakeup, wake_readers);
+	INIT_DELAYED_WORK(&s->tick, session_tick);
+	s->state = TAILOR_STATE_NEW;
+	file->private_data = s;
+	return stream_open(inode, file);
+}
+
+static int tailor_release(struct inode *inode, struct file *file)
+{
+	struct tailor_session *s = file->private_data;
+
+	mutex_lock(&s->lock);
+	if (s->state == TAILOR_STATE_RUNNING)
+		stop_counters(s);
+	cancel_delayed_work_sync(&s->tick);
+	mutex_unlock(&s->lock);
+
+	tailor_rings_free(&s->rings);
+	tailor_plan_release(&s->plan);
+	kfree(s->events);
+	kfree(s->tasks);
+	mutex_destroy(&s->read_lock);
+	mutex_destroy(&s->lock);
+	kfree(s);
+	return 0;
+}
+
+static long ioctl_configure(struct tailor_session *s,
+			    struct tailor_config __user *ucfg)
+{
+	struct tailor_config cfg;
+	struct tailor_plan plan;
+	struct tailor_rings rings = {};
+	u32 size;
+	int err;
+
+	if (get_user(size, &ucfg->size))
+		return -EFAULT;
+	if (size != sizeof(cfg))
+		return -EINVAL;
+	if (copy_from_user(&cfg, ucfg, sizeof(cfg)))
+		return -EFAULT;
+
+	mutex_lock(&s->lock);
+	if (s->state == TAILOR_STATE_RUNNING) {
+		err = -EBUSY;
+		goto out;
+	}
+	err = tailor_plan_build(&plan, &cfg);
+	if (err)
+		goto out_plan;
+	err = tailor_rings_alloc(&rings, cfg.ring_records, cfg.record_size,
+				 cfg.wakeup_records);
+	if (err)
+		goto out_plan;
+	if (copy_to_user(ucfg, &cfg, sizeof(cfg))) {
+		err = -EFAULT;
+		goto out_rings;
+	}
+
+	/* Commit: the old plan and rings go, readers see the new ones. */
+	mutex_lock(&s->read_lock);
+	swap(s->rings, rings);
+	swap(s->plan, plan);
+	mutex_unlock(&s->read_lock);
+	s->target_exited = false;
+	WRITE_ONCE(s->state, TAILOR_STATE_CONFIGURED);
+out_rings:
+	tailor_rings_free(&rings);
+out_plan:
+	tailor_plan_release(&plan);
+out:
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+static long ioctl_start(struct tailor_session *s)
+{
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	switch (s->state) {
+	case TAILOR_STATE_NEW:
+		err = -EINVAL;
+		break;
+	case TAILOR_STATE_RUNNING:
+		err = -EBUSY;
+		break;
+	default:
+		if (s->target_exited) {
+			err = -ESRCH;
+			break;
+		}
+		err = tailor_sampler_start(s);
+		if (err)
+			break;
+		WRITE_ONCE(s->state, TAILOR_STATE_RUNNING);
+		schedule_delayed_work(&s->tick, TAILOR_TICK);
+	}
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+static long ioctl_stop(struct tailor_session *s)
+{
+	int err = 0;
+
+	mutex_lock(&s->lock);
+	if (s->state == TAILOR_STATE_RUNNING) {
+		stop_counters(s);
+		cancel_delayed_work_sync(&s->tick);
+	} else if (s->state != TAILOR_STATE_STOPPED) {
+		err = -EINVAL;
+	}
+	mutex_unlock(&s->lock);
+	return err;
+}
+
+static long ioctl_stats(struct tailor_session *s,
+			struct tailor_stats __user *ust)
+{
+	struct tailor_cpu_stats __user *ucpus;
+	struct tailor_stats st;
+	unsigned int written = 0;
+	int cpu, err = 0;
+
+	if (copy_from_user(&st, ust, sizeof(st)))
+		return -EFAULT;
+	if (st.size != sizeof(st))
+		return -EINVAL;
+	ucpus = u64_to_user_ptr(st.cpus);
+
+	mutex_lock(&s->lock);
+	memset(&st.total, 0, sizeof(st.total));
+	for_each_possible_cpu(cpu) {
+		struct tailor_cpu_stats c = {};
+
+		if (s->rings.cpu)
+			tailor_rings_stats(&s->rings, cpu, &c);
+		st.total.produced += c.produced;
+		st.total.delivered += c.delivered;
+		st.total.lost += c.lost;
+		st.total.queued += c.queued;
+		st.total.throttled += c.throttled;
+		if (ucpus && cpu < st.nr_cpus) {
+			if (copy_to_user(&ucpus[cpu], &c, sizeof(c))) {
+				err = -EFAULT;
+				break;
+			}
+			written = cpu + 1;
+		}
+	}
+	st.nr_cpus = written;
+	st.running = s->state == TAILOR_STATE_RUNNING;
+	st.target_exited = s->target_exited;
+	st.nr_counters = s->nr_events;
+	st.reserved = 0;
+	mutex_unlock(&s->lock);
+
+	if (!err && copy_to_user(ust, &st, sizeof(st)))
+		err = -EFAULT;
+	return err;
+}
+
+void tailor_fill_info(struct tailor_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->abi_version = TAILOR_ABI_VERSION;
+	info->tsc_khz = tailor_tsc.khz_kernel;
+	info->tsc_khz_measured = tailor_tsc.khz_measured;
+	info->tsc_mult = tailor_tsc.mult;
+	info->tsc_shift = tailor_tsc.shift;
+	info->nr_cpu_ids = nr_cpu_ids;
+	if (tailor_pebs_available())
+		info->caps |= TAILOR_CAP_PEBS;
+	if (tailor_tsc.stable)
+		info->caps |= TAILOR_CAP_TSC_STABLE;
+}
+
+static long ioctl_info(struct tailor_info __user *uinfo)
+{
+	struct tailor_info info;
+	u32 size;
+
+	if (get_user(size, &uinfo->size))
+		return -EFAULT;
+	if (size != sizeof(info))
+		return -EINVAL;
+	tailor_fill_info(&info);
+	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long tailor_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct tailor_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case TAILOR_IOC_INFO:
+		return ioctl_info(uarg);
+	case TAILOR_IOC_CONFIGURE:
+		return ioctl_configure(s, uarg);
+	case TAILOR_IOC_START:
+		return ioctl_start(s);
+	case TAILOR_IOC_STOP:
+		return ioctl_stop(s);
+	case TAILOR_IOC_STATS:
+		return ioctl_stats(s, uarg);
+	}
+	return -ENOTTY;
+}
+
+static bool reader_may_return(struct tailor_session *s)
+{
+	return READ_ONCE(s->state) != TAILOR_STATE_RUNNING ||
+	       !tailor_rings_empty(&s->rings);
+}
+
+/*
+ * Whole records only.  Blocks while the session runs and has nothing;
+ * returns 0 once it has stopped (or its target exited) and is drained.
+ */
+static ssize_t tailor_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct tailor_session *s = file->private_data;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&s->read_lock))
+		return -ERESTARTSYS;
+	if (!s->rings.cpu || count < s->rings.record_size) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (;;) {
+		ret = tailor_rings_read(&s->rings, buf, count);
+		if (ret || READ_ONCE(s->state) != TAILOR_STATE_RUNNING)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		ret = wait_event_interruptible(s->readers, reader_may_return(s));
+		if (ret)
+			break;
+	}
+out:
+	mutex_unlock(&s->read_lock);
+	return ret;
+}
+
+static __poll_t tailor_poll(struct file *file, poll_table *wait)
+{
+	struct tailor_session *s = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &s->readers, wait);
+	mutex_lock(&s->lock);
+	if (!tailor_rings_empty(&s->rings))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (s->state == TAILOR_STATE_STOPPED)
+		mask |= EPOLLHUP;
+	mutex_unlock(&s->lock);
+	return mask;
+}
+
+const struct file_operations tailor_fops = {
+	.owner = THIS_MODULE,
+	.open = tailor_open,
+	.release = tailor_release,
+	.read = tailor_read,
+	.poll = tailor_poll,
+	.unlocked_ioctl = tailor_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tailor.ko internals shared between its parts: device and sessions
+ * (session.c), perf counters and the overflow handler (sampler.c),
+ * per-CPU rings (ring.c), TSC calibration (tsc.c) and access checks
+ * (access.c).
+ */
+#ifndef _TAILOR_H
+#define _TAILOR_H
+
+#include <linux/types.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/perf_event.h>
+#include "uapi/tailor.h"
+
+#define TAILOR_DEFAULT_RING_RECORDS	32768
+#define TAILOR_MAX_RING_RECORDS		BIT(22)
+#define TAILOR_DEFAULT_FREQ		1000
+#define TAILOR_MAX_REGS			16
+
+/*
+ * One CPU's ring.  The overflow handler on that CPU is the only producer
+ * (head, produced, lost, throttled); read() is the only consumer (tail,
+ * delivered), serialised by the session's read_lock.
+ */
+struct tailor_ring {
+	u64 head;
+	u64 produced;
+	u64 lost;
+	u64 throttled;
+	int nesting;
+	u64 tail ____cacheline_aligned;
+	u64 delivered;
+	u8 *buf;
+};
+
+struct tailor_rings {
+	struct tailor_ring __percpu *cpu;
+	u32 capacity;		/* records, power of two */
+	u32 record_size;	/* bytes */
+	u32 wakeup;		/* queued records that wake readers */
+};
+
+enum tailor_state {
+	TAILOR_STATE_NEW,
+	TAILOR_STATE_CONFIGURED,
+	TAILOR_STATE_RUNNING,
+	TAILOR_STATE_STOPPED,
+};
+
+/* The resolved configuration a session samples with. */
+struct tailor_plan {
+	struct perf_event_attr attr;
+	enum tailor_source source;
+	enum tailor_tsc_source tsc_source;
+	u32 flags;
+	u64 regs_mask;
+	u32 nr_regs;
+	u8 reg_index[TAILOR_MAX_REGS];	/* TAILOR_REG_* in capture order */
+	struct pid *target;		/* NULL with TAILOR_CFG_ALL_CPUS */
+	struct pid_namespace *pid_ns;	/* of the reader, for pid/tid */
+};
+
+struct tailor_session {
+	struct mutex lock;		/* state, plan, counters */
+	struct mutex read_lock;		/* consumer side of the rings */
+	enum tailor_state state;
+	bool target_exited;
+	struct tailor_plan plan;
+	struct tailor_rings rings;
+
+	struct perf_event **events;
+	unsigned int nr_events;
+	unsigned int max_events;
+	struct task_struct **tasks;	/* threads that have a counter */
+	unsigned int nr_tasks;
+	unsigned int max_tasks;
+
+	wait_queue_head_t readers;
+	struct irq_work wakeup;		/* from NMI/hardirq to readers */
+	struct delayed_work tick;	/* target liveness, slow wakeups */
+};
+
+/* ring.c */
+int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
+		       u32 record_size, u32 wakeup);
+void tailor_rings_free(struct tailor_rings *rings);
+bool tailor_rings_empty(struct tailor_rings *rings);
+u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring);
+bool tailor_ring_commit(struct tailor_rings *rings, struct tailor_ring *ring);
+ssize_t tailor_rings_read(struct tailor_rings *rings, char __user *buf,
+			  size_t count);
+void tailor_rings_stats(struct tailor_rings *rings, int cpu,
+			struct tailor_cpu_stats *st);
+
+/* sampler.c */
+bool tailor_pebs_available(void);
+const char *tailor_pebs_absent_reason(void);
+void tailor_sampler_probe(void);
+int tailor_sampler_start(struct tailor_session *s);
+void tailor_sampler_stop(struct tailor_session *s);
+bool tailor_target_alive(struct tailor_session *s);
+
+/* tsc.c */
+struct tailor_tsc_calibration {
+	u32 khz_kernel;
+	u32 khz_measured;
+	u32 mult;
+	u32 shift;
+	bool stable;
+};
+
+extern struct tailor_tsc_calibration tailor_tsc;
+void tailor_tsc_calibrate(void);
+
+/* config.c */
+int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg);
+void tailor_plan_release(struct tailor_plan *plan);
+
+/* access.c */
+int tailor_may_profile(struct task_struct *task);
+
+/* session.c */
+extern const struct file_operations tailor_fops;
+void tailor_fill_info(struct tailor_info *info);
+
+/* main.c */
+bool tailor_open_allowed(void);
+
+#endif /* _TAILOR_H */

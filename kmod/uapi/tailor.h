@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/*
+ * tailor: the ABI between tailor.ko (/dev/tailor) and its clients.
+ *
+ * This is the only header userspace includes from the module.  Every
+ * struct starts with its own size and the ABI version, so a client built
+ * against another version gets -EINVAL instead of silently misread data.
+ *
+ * Session protocol, one session per open file:
+ *   open("/dev/tailor")            mode 0600 root unless open_gid= is set
+ *   ioctl(TAILOR_IOC_CONFIGURE)    validate, resolve the source, size rings
+ *   ioctl(TAILOR_IOC_START)        create the perf counters
+ *   read()/poll()                  whole struct tailor_sample records
+ *   ioctl(TAILOR_IOC_STOP)         release the counters; read() drains
+ *   ioctl(TAILOR_IOC_STATS)        produced/delivered/lost/throttled
+ *   close()                        releases everything
+ */
+#ifndef _UAPI_TAILOR_H
+#define _UAPI_TAILOR_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <linux/const.h>
+
+#define TAILOR_ABI_VERSION	1
+#define TAILOR_DEVICE		"/dev/tailor"
+
+/* Sampling source: tailor_config.source and .source_used. */
+enum tailor_source {
+	TAILOR_SOURCE_AUTO  = 0,	/* PEBS where present, else timer */
+	TAILOR_SOURCE_PEBS  = 1,	/* Intel PEBS, precise events */
+	TAILOR_SOURCE_TIMER = 2,	/* kernel software clock (cpu-clock) */
+};
+
+/* Where a sample's TSC came from: tailor_config.tsc_source. */
+enum tailor_tsc_source {
+	TAILOR_TSC_HANDLER = 1,	/* rdtsc_ordered() in the overflow handler */
+	TAILOR_TSC_PEBS    = 2,	/* the PEBS record's own TSC (patched kernel) */
+};
+
+/* tailor_config.flags */
+#define TAILOR_CFG_ALL_CPUS		_BITUL(0) /* else target_pid */
+#define TAILOR_CFG_DATA_ADDR		_BITUL(1) /* PEBS only */
+#define TAILOR_CFG_EXCLUDE_USER		_BITUL(2)
+#define TAILOR_CFG_EXCLUDE_KERNEL	_BITUL(3)
+#define TAILOR_CFG_NO_REGS		_BITUL(4) /* capture no register */
+#define TAILOR_CFG_FLAGS_ALL		(_BITUL(5) - 1)
+
+/*
+ * Register numbers are those of perf on x86-64 (<asm/perf_regs.h>), so
+ * regs_mask bit PERF_REG_X86_R15 (23) selects r15.  Only general-purpose
+ * registers may be captured.  Captured values are stored in ascending bit
+ * order.
+ */
+#define TAILOR_REG_AX	0
+#define TAILOR_REG_BX	1
+#define TAILOR_REG_CX	2
+#define TAILOR_REG_DX	3
+#define TAILOR_REG_SI	4
+#define TAILOR_REG_DI	5
+#define TAILOR_REG_BP	6
+#define TAILOR_REG_SP	7
+#define TAILOR_REG_R8	16
+#define TAILOR_REG_R15	23
+#define TAILOR_REGS_GPR		(0xffULL | (0xffULL << TAILOR_REG_R8))
+#define TAILOR_REGS_DEFAULT	_BITULL(TAILOR_REG_R15) /* the tag register */
+
+/* PEBS event types: tailor_config.event_type (perf's PERF_TYPE_*). */
+#define TAILOR_EVENT_HARDWARE	0	/* event_config: PERF_COUNT_HW_* */
+#define TAILOR_EVENT_RAW	4	/* event_config: raw encoding */
+
+#define TAILOR_MAX_FREQ		100000	/* Hz, perf's default limit */
+#define TAILOR_MIN_TIMER_NS	10000	/* perf's hrtimer floor */
+
+/*
+ * TAILOR_IOC_CONFIGURE.  Zero-initialise, set size and abi_version, fill
+ * what you need; zero means the default.  The kernel writes the "out"
+ * fields back.
+ *
+ * Rate: sample_freq (Hz, any source), or sample_period (events, PEBS)
+ * and/or timer_period_ns (timer); freq and a period together are
+ * -EINVAL.  With none of them set the session samples at 1000 Hz.
+ */
+struct tailor_config {
+	__u32 size;		/* sizeof(struct tailor_config) */
+	__u32 abi_version;	/* TAILOR_ABI_VERSION */
+	__u32 source;		/* enum tailor_source */
+	__u32 flags;		/* TAILOR_CFG_* */
+	__u32 event_type;	/* TAILOR_EVENT_*, PEBS only */
+	__u32 precise;		/* PEBS precise_ip, 1..3; 0 means 2 */
+	__u64 event_config;	/* PEBS event; default HW cycles */
+	__u64 sample_period;	/* PEBS: events between samples */
+	__u64 timer_period_ns;	/* timer: ns between samples */
+	__u64 sample_freq;	/* Hz, either source */
+	__u64 regs_mask;	/* TAILOR_REG_* bits; 0 means r15 */
+	__s32 target_pid;	/* process (all threads), unless ALL_CPUS */
+	__u32 ring_records;	/* per-CPU ring capacity; 0: 32768 */
+	__u32 wakeup_records;	/* wake readers at this fill; 0: 1/4 */
+	/* out: what the session got */
+	__u32 source_used;	/* TAILOR_SOURCE_PEBS or _TIMER */
+	__u32 tsc_source;	/* enum tailor_tsc_source */
+	__u32 record_size;	/* bytes of one struct tailor_sample */
+	__u32 flags_used;	/* flags in force (DATA_ADDR may drop) */
+	__u32 nr_regs;		/* registers captured per sample */
+	__u64 regs_used;	/* the mask in force */
+	__u64 reserved[4];	/* must be zero */
+};
+
+/*
+ * A sample: fixed size for a session (tailor_config.record_size), 8-byte
+ * aligned, native endian:
+ *
+ *   __u64 tsc;             raw TSC
+ *   __u64 ip;              instruction pointer
+ *   __u64 who;             TAILOR_WHO_* fields below
+ *   __u64 regs[nr_regs];   captured registers, ascending register number
+ *   __u64 data_addr;       only with TAILOR_CFG_DATA_ADDR in flags_used
+ *
+ * IP + TSC + r15 take 32 bytes.  who packs, from bit 0: tid (22 bits),
+ * pid (22 bits; both in the reader's pid namespace, PID_MAX_LIMIT is
+ * 2^22), cpu (13 bits; NR_CPUS <= 8192) and TAILOR_SF_* flags (7 bits).
+ */
+struct tailor_sample {
+	__u64 tsc;
+	__u64 ip;
+	__u64 who;
+	__u64 regs[];
+};
+
+#define TAILOR_SAMPLE_BASE_SIZE	24
+
+#define TAILOR_WHO_TID_SHIFT	0
+#define TAILOR_WHO_PID_SHIFT	22
+#define TAILOR_WHO_CPU_SHIFT	44
+#define TAILOR_WHO_FLAGS_SHIFT	57
+#define TAILOR_WHO_PID_MASK	((1ULL << 22) - 1)
+#define TAILOR_WHO_CPU_MASK	((1ULL << 13) - 1)
+#define TAILOR_WHO_FLAGS_MASK	((1ULL << 7) - 1)
+
+/* TAILOR_SF_*: sample flags, in who. */
+#define TAILOR_SF_KERNEL	_BITUL(0) /* ip is a kernel address */
+#define TAILOR_SF_USER_REGS	_BITUL(1) /* regs: user state at kernel entry */
+#define TAILOR_SF_NO_REGS	_BITUL(2) /* regs unavailable (kernel thread) */
+#define TAILOR_SF_ADDR_VALID	_BITUL(3) /* data_addr came from the record */
+#define TAILOR_SF_TSC_PEBS	_BITUL(4) /* tsc from the PEBS record */
+#define TAILOR_SF_EXACT_IP	_BITUL(5) /* PEBS exact (precise) IP */
+
+static inline __u64 tailor_who_pack(__u32 tid, __u32 pid, __u32 cpu,
+				    __u32 flags)
+{
+	return ((__u64)(tid & TAILOR_WHO_PID_MASK) << TAILOR_WHO_TID_SHIFT) |
+	       ((__u64)(pid & TAILOR_WHO_PID_MASK) << TAILOR_WHO_PID_SHIFT) |
+	       ((__u64)(cpu & TAILOR_WHO_CPU_MASK) << TAILOR_WHO_CPU_SHIFT) |
+	       ((__u64)(flags & TAILOR_WHO_FLAGS_MASK) << TAILOR_WHO_FLAGS_SHIFT);
+}
+
+static inline __u32 tailor_who_tid(__u64 who)
+{
+	return (who >> TAILOR_WHO_TID_SHIFT) & TAILOR_WHO_PID_MASK;
+}
+
+static inline __u32 tailor_who_pid(__u64 who)
+{
+	return (who >> TAILOR_WHO_PID_SHIFT) & TAILOR_WHO_PID_MASK;
+}
+
+static inline __u32 tailor_who_cpu(__u64 who)
+{
+	return (who >> TAILOR_WHO_CPU_SHIFT) & TAILOR_WHO_CPU_MASK;
+}
+
+static inline __u32 tailor_who_flags(__u64 who)
+{
+	return (who >> TAILOR_WHO_FLAGS_SHIFT) & TAILOR_WHO_FLAGS_MASK;
+}
+
+/* tailor_info.caps */
+#define TAILOR_CAP_PEBS		_BITUL(0) /* precise sampling works here */
+#define TAILOR_CAP_PEBS_TSC	_BITUL(1) /* kernel hands over the PEBS TSC */
+#define TAILOR_CAP_TSC_STABLE	_BITUL(2) /* constant, nonstop, not unstable */
+
+/*
+ * TAILOR_IOC_INFO (also /sys/class/misc/tailor/).  TSC to nanoseconds:
+ *
+ *   ns = (tsc_delta * tsc_mult) >> tsc_shift     (128-bit product)
+ *
+ * with tsc_mult/tsc_shift from clocks_calc_mult_shift(tsc_khz_measured,
+ * NSEC_PER_MSEC), the kernel's own cyc2ns scheme; tailor_tsc_to_ns() is
+ * the one implementation userspace uses.
+ */
+struct tailor_info {
+	__u32 size;		/* in: sizeof(struct tailor_info) */
+	__u32 abi_version;	/* out */
+	__u32 tsc_khz;		/* the kernel's tsc_khz */
+	__u32 tsc_khz_measured;	/* tailor.ko's own measurement at load */
+	__u32 tsc_mult;
+	__u32 tsc_shift;
+	__u32 caps;		/* TAILOR_CAP_* */
+	__u32 nr_cpu_ids;	/* size of per-CPU arrays */
+	__u64 reserved[4];
+};
+
+#ifndef __KERNEL__	/* the kernel uses mul_u64_u32_shr() */
+static inline __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
+{
+	return (__u64)(((__uint128_t)tsc_delta * mult) >> shift);
+}
+#endif
+
+struct tailor_cpu_stats {
+	__u64 produced;		/* samples the handler saw */
+	__u64 delivered;	/* copied out by read() */
+	__u64 lost;		/* dropped: ring full (or nested handler) */
+	__u64 queued;		/* in the ring now */
+	__u64 throttled;	/* times perf throttled a counter */
+};
+
+/*
+ * TAILOR_IOC_STATS.  produced == delivered + lost + queued once the
+ * session is stopped.  cpus, if non-zero, points to nr_cpus entries that
+ * receive per-CPU figures (index = cpu); nr_cpus comes back as the number
+ * written.
+ */
+struct tailor_stats {
+	__u32 size;		/* sizeof(struct tailor_stats) */
+	__u32 nr_cpus;		/* in: capacity of cpus[]; out: written */
+	__u64 cpus;		/* user pointer to struct tailor_cpu_stats[] */
+	struct tailor_cpu_stats total;
+	__u32 running;		/* counters are live */
+	__u32 target_exited;	/* the target process has exited */
+	__u32 nr_counters;	/* perf counters created at start */
+	__u32 reserved;
+};
+
+#define TAILOR_IOC_MAGIC	0xE6
+#define TAILOR_IOC_INFO		_IOWR(TAILOR_IOC_MAGIC, 0, struct tailor_info)
+#define TAILOR_IOC_CONFIGURE	_IOWR(TAILOR_IOC_MAGIC, 1, struct tailor_config)
+#define TAILOR_IOC_START	_IO(TAILOR_IOC_MAGIC, 2)
+#define TAILOR_IOC_STOP		_IO(TAILOR_IOC_MAGIC, 3)
+#define TAILOR_IOC_STATS	_IOWR(TAILOR_IOC_MAGIC, 4, struct tailor_stats)
+
+#endif /* _UAPI_TAILOR_H */

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# check.sh - every test tailor has, with one summary line at the end.
+#
+#   native: tailor.ko builds warning-free with W=1 and sparse (C=1)
+#           against 6.1 and 6.12; checkpatch --strict is clean; the uapi
+#           unit test passes under ASan and UBSan; the kselftests build.
+#   box:    the kselftests in the test box on Debian's 6.1 and 6.12.
+#
+# Usage: scripts/check.sh [--native-only]
+# The last line reads "N passed, N failed, N skipped"; the exit status is
+# non-zero if anything failed.
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+out=$top/build/check
+mkdir -p "$out"
+pass=0 fail=0 skip=0
+native_only=0
+[ "${1:-}" = "--native-only" ] && native_only=1
+
+result() {	# result NAME STATUS(0 pass, 1 fail, 77 skip) [DETAIL]
+	case $2 in
+	0) pass=$((pass + 1)); echo "ok - $1" ;;
+	77) skip=$((skip + 1)); echo "skip - $1${3:+: $3}" ;;
+	*) fail=$((fail + 1)); echo "not ok - $1${3:+: $3}" ;;
+	esac
+}
+
+headers_for() {
+	ls -d /usr/src/linux-headers-"$1".*-amd64 2>/dev/null | sort -V | tail -1
+}
+
+# A module build whose output has any compiler or sparse diagnostic fails.
+module_lint() {
+	local ver=$1 kdir log
+	kdir=$(headers_for "$ver")
+	if [ -z "$kdir" ]; then
+		result "tailor.ko W=1 C=1 build, $ver" 1 "no linux-headers-$ver.*-amd64; run scripts/setup.sh"
+		return
+	fi
+	log=$out/lint-$ver.log
+	if ! make -C "$top" module KDIR="$kdir" MODULE_OUT="$out/kmod-$ver" \
+		C=1 >"$log" 2>&1; then
+		result "tailor.ko W=1 C=1 build, $ver" 1 "build failed, see $log"
+		return
+	fi
+	if ! grep -q 'CHECK ' "$log"; then
+		result "tailor.ko W=1 C=1 build, $ver" 1 "sparse did not run (is it installed?)"
+		return
+	fi
+	if grep -E 'warning:|error:|: (sparse|note):' "$log" >/dev/null; then
+		grep -E 'warning:|error:' "$log" | head -5
+		result "tailor.ko W=1 C=1 build, $ver" 1 "diagnostics in $log"
+		return
+	fi
+	result "tailor.ko W=1 C=1 build against $(basename "$kdir")" 0
+}
+
+native() {
+	local cp=/usr/src/linux-source-6.1/scripts/checkpatch.pl
+
+	module_lint 6.1
+	module_lint 6.12
+
+	if [ -x "$cp" ]; then
+		# Sources only: kbuild leaves a generated tailor.mod.c beside them.
+		if "$cp" --strict --no-tree --quiet --terse -f \
+			$(ls kmod/*.c kmod/*.h kmod/uapi/*.h | grep -v '\.mod\.c$') \
+			>"$out/checkpatch.log" 2>&1; then
+			result "checkpatch --strict on kmod/" 0
+		else
+			head -10 "$out/checkpatch.log"
+			result "checkpatch --strict on kmod/" 1 "see $out/checkpatch.log"
+		fi
+	else
+		result "checkpatch --strict on kmod/" 1 "$cp missing; run scripts/setup.sh"
+	fi
+
+	if gcc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -Ikmod tests/unit/uapi_test.c \
+		-o "$out/uapi_test" >"$out/uapi_test.log" 2>&1 &&
+		"$out/uapi_test" >>"$out/uapi_test.log" 2>&1; then
+		result "uapi unit test (ASan, UBSan)" 0
+	else
+		tail -5 "$out/uapi_test.log"
+		result "uapi unit test (ASan, UBSan)" 1 "see $out/uapi_test.log"
+	fi
+
+	if make -s -C "$top" kselftests >"$out/kselftests.log" 2>&1; then
+		result "kselftests build with -Werror" 0
+	else
+		tail -5 "$out/kselftests.log"
+		result "kselftests build with -Werror" 1 "see $out/kselftests.log"
+	fi
+}
+
+box() {
+	local ver=$1 line p f s
+	echo "== test box, Debian $ver kernel"
+	tests/box/run.sh "$ver" | tee "$out/box-$ver.log"
+	line=$(tail -n 1 "$out/box-$ver.log")
+	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	else
+		result "test box $ver" 1 "no summary line"
+	fi
+}
+
+echo "== native checks"
+native
+if [ $native_only -eq 0 ]; then
+	box 6.1
+	box 6.12
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

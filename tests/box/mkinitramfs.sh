@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# mkinitramfs.sh - build the initramfs of the tailor test box.
+#
+# The test box boots a stock Debian kernel under QEMU (see boot.sh) with no
+# disk at all: everything a test needs lives in this initramfs.  It holds a
+# static busybox with its applet links, a minimal /etc (root, nobody and the
+# unprivileged tailoruser/tailor 4242:4242 used by the non-root tests), the
+# payload directories merged under /tailor/ together with the shared
+# libraries of every ELF program in them, and an /init that runs
+# /tailor/run-in-box.sh, prints TAILOR-BOX-START and TAILOR-BOX-RC=<status>
+# on the console for boot.sh to check, and powers the box off.
+#
+# Usage: mkinitramfs.sh OUT_CPIO PAYLOAD_DIR [PAYLOAD_DIR...]
+#
+# Environment:
+#   TAILOR_BOX_PERF=1        also install perf (the real ELF binary, not
+#                            Debian's wrapper script) as /usr/bin/perf
+#   TAILOR_BOX_PERF_BIN      perf binary to use instead of the one found
+#   TAILOR_BOX_BUSYBOX       busybox binary (default: busybox-static's)
+#   TAILOR_BOX_COMPRESS      gzip or zstd (default: zstd if installed)
+set -euo pipefail
+export LC_ALL=C
+
+prog=${0##*/}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+usage() {
+	echo "usage: $prog OUT_CPIO PAYLOAD_DIR [PAYLOAD_DIR...]" >&2
+	exit 2
+}
+
+[ $# -ge 2 ] || usage
+out=$1
+shift
+for d in "$@"; do
+	[ -d "$d" ] || die "payload '$d' is not a directory"
+done
+
+for t in cpio ldd od; do
+	command -v "$t" >/dev/null || die "'$t' not found"
+done
+
+compress=${TAILOR_BOX_COMPRESS:-}
+if [ -z "$compress" ]; then
+	if command -v zstd >/dev/null; then
+		compress=zstd
+	else
+		compress=gzip
+	fi
+fi
+case $compress in
+gzip)	compress_cmd=(gzip -9 -n -c) ;;
+zstd)	compress_cmd=(zstd -q -c -19 -T0) ;;
+*)	die "TAILOR_BOX_COMPRESS must be gzip or zstd, not '$compress'" ;;
+esac
+command -v "${compress_cmd[0]}" >/dev/null || die "'${compress_cmd[0]}' not found"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tailor-initramfs.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+
+# Succeeds if $1 is an ELF executable or shared object (e_type ET_EXEC or
+# ET_DYN); relocatable objects such as kernel modules do not qualify.
+is_elf_program() {
+	local hdr
+
+	[ -f "$1" ] && [ -r "$1" ] || return 1
+	hdr=$(od -A n -t x1 -N 18 -- "$1" 2>/dev/null | tr -d ' \n')
+	case $hdr in
+	7f454c46????????????????????????0200 | 7f454c46????????????????????????0300)
+		return 0 ;;
+	esac
+	return 1
+}
+
+# install_file SRC DST: copy SRC (following symlinks) to DST in the image.
+install_file() {
+	mkdir -p -- "$root$(dirname -- "$2")"
+	cp -L --preserve=mode -- "$1" "$root$2"
+}
+
+# Copy the shared libraries (and dynamic loader) that ELF program $1 needs
+# to the same paths in the image.  Static programs need nothing.
+declare -A have_lib=()
+install_libs() {
+	local elf=$1 deps lib
+
+	if ! deps=$(ldd -- "$elf" 2>&1); then
+		case $deps in
+		*"not a dynamic executable"* | *"statically linked"*)
+			return 0 ;;
+		esac
+		die "ldd failed on '$elf': $deps"
+	fi
+	case $deps in
+	*"statically linked"*)
+		return 0 ;;
+	esac
+	if grep -q 'not found' <<<"$deps"; then
+		die "'$elf' needs libraries missing on this host:
+$(grep 'not found' <<<"$deps")"
+	fi
+	for lib in $(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' \
+		     <<<"$deps") /lib64/ld-linux-x86-64.so.2; do
+		case $lib in
+		"$root"/*)	continue ;;	# $ORIGIN library in the payload
+		esac
+		[ -z "${have_lib[$lib]:-}" ] || continue
+		have_lib[$lib]=1
+		[ -e "$lib" ] || die "'$elf' needs '$lib', which does not exist"
+		install_file "$lib" "$lib"
+	done
+}
+
+# Debian's linux-perf either installs the real binary as /usr/bin/perf or
+# as /usr/bin/perf_<version> behind a wrapper script at /usr/bin/perf.
+find_perf() {
+	local p
+
+	if [ -n "${TAILOR_BOX_PERF_BIN:-}" ]; then
+		is_elf_program "$TAILOR_BOX_PERF_BIN" ||
+			die "TAILOR_BOX_PERF_BIN='$TAILOR_BOX_PERF_BIN' is not an ELF program"
+		echo "$TAILOR_BOX_PERF_BIN"
+		return 0
+	fi
+	for p in /usr/bin/perf $(compgen -G "/usr/bin/perf_[0-9]*" | sort -rV); do
+		if is_elf_program "$p"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+find_busybox() {
+	local p
+
+	if [ -n "${TAILOR_BOX_BUSYBOX:-}" ]; then
+		is_elf_program "$TAILOR_BOX_BUSYBOX" ||
+			die "TAILOR_BOX_BUSYBOX='$TAILOR_BOX_BUSYBOX' is not an ELF program"
+		echo "$TAILOR_BOX_BUSYBOX"
+		return 0
+	fi
+	for p in /bin/busybox /usr/bin/busybox "$(command -v busybox || true)"; do
+		if is_elf_program "$p"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Skeleton, laid out merged-/usr like Debian 12.
+mkdir -p "$root"/{dev,proc,sys,tmp,run,root,etc,tailor,var/tmp}
+mkdir -p "$root"/usr/{bin,sbin,lib,lib64}
+for d in bin sbin lib lib64; do
+	ln -s "usr/$d" "$root/$d"
+done
+chmod 1777 "$root/tmp" "$root/var/tmp"
+chmod 0700 "$root/root"
+# The kernel's built-in initramfs already has /dev/console; these are only
+# a fallback for /init and need root, so failures are fine.
+mknod -m 0600 "$root/dev/console" c 5 1 2>/dev/null || true
+mknod -m 0666 "$root/dev/null" c 1 3 2>/dev/null || true
+
+busybox=$(find_busybox) || die "busybox not found (install busybox-static)"
+install_file "$busybox" /bin/busybox
+install_libs "$busybox"
+"$busybox" --list-full | while read -r applet; do
+	[ -e "$root/$applet" ] || [ -L "$root/$applet" ] ||
+		ln -s /bin/busybox "$root/$applet"
+done
+[ -e "$root/bin/sh" ] || die "'$busybox' has no sh applet"
+
+cat >"$root/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+tailoruser:x:4242:4242:tailor test user:/tmp:/bin/sh
+EOF
+cat >"$root/etc/group" <<'EOF'
+root:x:0:
+tailor:x:4242:tailoruser
+nogroup:x:65534:
+EOF
+cat >"$root/etc/shadow" <<'EOF'
+root:*:19000:0:99999:7:::
+nobody:*:19000:0:99999:7:::
+tailoruser:*:19000:0:99999:7:::
+EOF
+chmod 0640 "$root/etc/shadow"
+echo tailor-box >"$root/etc/hostname"
+
+# Payload, merged under /tailor/, then the libraries of its ELF programs.
+for d in "$@"; do
+	cp -a -- "$d/." "$root/tailor/"
+done
+while IFS= read -r -d '' f; do
+	if is_elf_program "$f"; then
+		install_libs "$f"
+	fi
+done < <(find "$root/tailor" -type f -print0)
+[ -f "$root/tailor/run-in-box.sh" ] ||
+	echo "$prog: warning: no run-in-box.sh in the payload" >&2
+
+if [ "${TAILOR_BOX_PERF:-0}" = 1 ]; then
+	if perf=$(find_perf); then
+		install_file "$perf" /usr/bin/perf
+		install_libs "$perf"
+	else
+		echo "$prog: warning: TAILOR_BOX_PERF=1 but no perf binary found" >&2
+	fi
+fi
+
+cat >"$root/init" <<'EOF'
+#!/bin/sh
+# /init of the tailor test box, generated by tests/box/mkinitramfs.sh.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+
+mount -t proc -o nosuid,nodev,noexec proc /proc
+mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+mount -t devtmpfs -o nosuid devtmpfs /dev
+mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620 devpts /dev/pts 2>/dev/null
+mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /dev/shm 2>/dev/null
+[ -c /dev/console ] && exec </dev/console >/dev/console 2>&1
+hostname -F /etc/hostname
+
+echo TAILOR-BOX-START
+if [ -f /tailor/run-in-box.sh ]; then
+	cd /tailor
+	if [ -x run-in-box.sh ]; then
+		./run-in-box.sh </dev/null
+	else
+		sh ./run-in-box.sh </dev/null
+	fi
+	rc=$?
+	cd /
+else
+	echo "tailor-box: ERROR: /tailor/run-in-box.sh is missing from the payload"
+	rc=127
+fi
+# Own line, in case a kernel message left the cursor mid-line.
+printf '\nTAILOR-BOX-RC=%d\n' "$rc"
+
+sync
+poweroff -f
+echo o >/proc/sysrq-trigger
+while :; do
+	sleep 1
+done
+EOF
+chmod 0755 "$root/init"
+
+(cd "$root" && find . -mindepth 1 -print0 | sort -z |
+	cpio --null -o -H newc -R 0:0 --reproducible --quiet) |
+	"${compress_cmd[@]}" >"$work/initramfs"
+mkdir -p -- "$(dirname -- "$out")"
+mv -f -- "$work/initramfs" "$out"
+
+echo "$prog: $out: $(du -k -- "$out" | cut -f1) KiB ($compress," \
+	"$(du -sk "$root" | cut -f1) KiB unpacked)" >&2

@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Runs inside the test box (busybox sh, as root): loads tailor.ko, runs
+# every kselftest in /tailor/kselftest in order, unloads the module, and
+# exits non-zero if any step failed.  Each test prints its own TAP; the
+# host counts them from the "# Totals:" lines between the markers below.
+export TAILOR_KO=/tailor/tailor.ko
+rc=0
+
+echo "== tailor.ko: $(modinfo -F vermagic $TAILOR_KO 2>/dev/null)"
+if ! insmod "$TAILOR_KO"; then
+	echo "TAILOR-BOX-FAIL insmod"
+	exit 1
+fi
+dmesg | grep 'tailor:'
+for f in tsc_khz tsc_khz_measured tsc_mult_shift pebs; do
+	echo "== /sys/class/misc/tailor/$f: $(cat /sys/class/misc/tailor/$f)"
+done
+
+# The module test reloads tailor.ko; it runs last and leaves it loaded.
+for t in $(cat /tailor/kselftest/order); do
+	echo "TAILOR-TEST-BEGIN $t"
+	/tailor/kselftest/$t
+	trc=$?
+	echo "TAILOR-TEST-END $t rc=$trc"
+	[ $trc -eq 0 ] || rc=1
+done
+
+if ! rmmod tailor; then
+	echo "TAILOR-BOX-FAIL rmmod"
+	rc=1
+fi
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak
+fi
+exit $rc

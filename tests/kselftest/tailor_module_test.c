@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Module life cycle and privileges: load and unload, rmmod while a
+ * session is open, a reader killed mid-session, non-root callers, and the
+ * open_gid parameter with the checks perf would make (ptrace access,
+ * CAP_PERFMON for all CPUs and kernel samples).  Each test leaves
+ * tailor.ko loaded with default parameters.  Needs root and the path of
+ * tailor.ko in $TAILOR_KO (default /tailor/tailor.ko).
+ */
+#include <grp.h>
+#include <sys/stat.h>
+#include "tailor_util.h"
+#include "kselftest_harness.h"
+
+#define TEST_GID	4242
+#define TEST_UID	4242
+
+static const char *ko_path(void)
+{
+	const char *p = getenv("TAILOR_KO");
+
+	return p ? p : TAILOR_KO_DEFAULT;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "tailor", O_NONBLOCK) ? -errno : 0;
+}
+
+static int load(const char *params)
+{
+	int fd = open(ko_path(), O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static bool loaded(void)
+{
+	return access("/sys/module/tailor", F_OK) == 0;
+}
+
+/* Back to "loaded, default parameters", whatever the test did. */
+static int reload(const char *params)
+{
+	int ret;
+
+	if (loaded()) {
+		ret = unload();
+		if (ret)
+			return ret;
+	}
+	return load(params);
+}
+
+FIXTURE(module) {
+	int unused;
+};
+
+FIXTURE_SETUP(module)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (access(ko_path(), R_OK))
+		SKIP(return, "%s not found; set TAILOR_KO", ko_path());
+	ASSERT_EQ(0, reload(""));
+}
+
+FIXTURE_TEARDOWN(module)
+{
+	if (!geteuid() && !access(ko_path(), R_OK))
+		EXPECT_EQ(0, reload(""));
+}
+
+TEST_F(module, load_unload_cycles)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, unload());
+		ASSERT_NE(0, access(TAILOR_DEVICE, F_OK));
+		ASSERT_EQ(0, load(""));
+		ASSERT_EQ(0, access(TAILOR_DEVICE, F_OK));
+	}
+	/* Loading twice is refused by the kernel. */
+	ASSERT_EQ(-EEXIST, load(""));
+}
+
+TEST_F(module, rmmod_refused_while_session_open)
+{
+	struct tailor_config cfg;
+	int fd = tailor_open(), go_fd;
+	pid_t child;
+
+	ASSERT_LE(0, fd);
+	child = spawn_tagged_child(0x11, 100000000ull, &go_fd);
+	ASSERT_LT(0, child);
+	tailor_config_init(&cfg, child);
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
+	go(go_fd);
+	/* The open file pins the module: counters can't outlive it. */
+	ASSERT_EQ(-EWOULDBLOCK, unload());
+	ASSERT_TRUE(loaded());
+	ASSERT_EQ(0, wait_exit_code(child));
+	close(fd);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load(""));
+}
+
+TEST_F(module, killed_reader_leaves_nothing_behind)
+{
+	int ready[2];
+	pid_t reader;
+	char c;
+
+	ASSERT_EQ(0, pipe(ready));
+	reader = fork();
+	ASSERT_LE(0, reader);
+	if (reader == 0) {
+		/* Sample itself, all CPUs too, and block in read(). */
+		int fd = tailor_open(), fd2 = tailor_open();
+		struct tailor_config cfg;
+		char buf[4096];
+
+		tailor_config_init(&cfg, getpid());
+		if (fd < 0 || tailor_configure(fd, &cfg) ||
+		    ioctl(fd, TAILOR_IOC_START))
+			_exit(2);
+		tailor_config_init(&cfg, 0);
+		cfg.flags |= TAILOR_CFG_ALL_CPUS;
+		if (fd2 < 0 || tailor_configure(fd2, &cfg) ||
+		    ioctl(fd2, TAILOR_IOC_START))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		tagged_spin_for(1, 200000000ull);
+		for (;;)
+			if (read(fd2, buf, sizeof(buf)) < 0)
+				_exit(2);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	usleep(300000);
+	ASSERT_EQ(0, kill(reader, SIGKILL));
+	ASSERT_EQ(128 + SIGKILL, wait_exit_code(reader));
+	/* Its sessions are gone, counters and rings with them. */
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load(""));
+}
+
+/* Run @fn as uid/gid TEST_UID in group TEST_GID, no capabilities. */
+static int as_user(int (*fn)(void *), void *arg)
+{
+	gid_t groups[] = { TEST_GID };
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(1, groups) || setgid(TEST_GID) || setuid(TEST_UID))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	return wait_exit_code(pid);
+}
+
+static int open_errno(void *arg)
+{
+	int fd = tailor_open();
+
+	(void)arg;
+	if (fd >= 0)
+		return 0;
+	return errno;
+}
+
+TEST_F(module, non_root_refused_by_default)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(TAILOR_DEVICE, &st));
+	ASSERT_EQ(0600, st.st_mode & 0777);
+	ASSERT_EQ(EACCES, as_user(open_errno, NULL));
+}
+
+struct user_case {
+	pid_t own_child;
+};
+
+/* 0 if every check matched, else the number of the one that did not. */
+static int user_checks(void *arg)
+{
+	struct user_case *uc = arg;
+	struct tailor_config cfg;
+	int fd = tailor_open();
+
+	if (fd < 0)
+		return 1;
+	/* All CPUs needs CAP_PERFMON. */
+	tailor_config_init(&cfg, 0);
+	cfg.flags |= TAILOR_CFG_ALL_CPUS;
+	if (tailor_configure(fd, &cfg) != -EPERM)
+		return 2;
+	/* So do kernel-mode samples. */
+	tailor_config_init(&cfg, getpid());
+	cfg.flags = 0;
+	if (tailor_configure(fd, &cfg) != -EPERM)
+		return 3;
+	/* A root process: not ours to ptrace. */
+	tailor_config_init(&cfg, 1);
+	if (tailor_configure(fd, &cfg) != -EACCES)
+		return 4;
+	/* A root-owned process, started by the test: refused too. */
+	tailor_config_init(&cfg, uc->own_child);
+	if (tailor_configure(fd, &cfg) != -EACCES)
+		return 5;
+	/* Ourselves, user mode only: allowed, and it samples. */
+	tailor_config_init(&cfg, getpid());
+	if (tailor_configure(fd, &cfg) || ioctl(fd, TAILOR_IOC_START))
+		return 6;
+	tagged_spin_for(7, 100000000ull);
+	if (ioctl(fd, TAILOR_IOC_STOP))
+		return 7;
+	close(fd);
+	return 0;
+}
+
+TEST_F(module, open_gid_admits_group_with_perf_rules)
+{
+	struct user_case uc;
+	struct stat st;
+	int go_fd;
+	pid_t pid;
+
+	ASSERT_EQ(0, reload("open_gid=4242"));
+	ASSERT_EQ(0, stat(TAILOR_DEVICE, &st));
+	ASSERT_EQ(0666, st.st_mode & 0777);
+	uc.own_child = spawn_tagged_child(1, 1, &go_fd);
+	ASSERT_LT(0, uc.own_child);
+	EXPECT_EQ(0, as_user(user_checks, &uc));
+	go(go_fd);
+	wait_exit_code(uc.own_child);
+	/* Not in the group: refused at open. */
+	pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(100);
+		_exit(open_errno(NULL));
+	}
+	EXPECT_EQ(EACCES, wait_exit_code(pid));
+}
+
+TEST_HARNESS_MAIN

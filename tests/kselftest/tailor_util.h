@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by tailor's kselftests: session setup, draining, and
+ * workloads whose ground truth is known (a loop that holds a tag in r15).
+ * Header-only because lib.mk builds each test from one .c file.
+ */
+#ifndef TAILOR_UTIL_H
+#define TAILOR_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "uapi/tailor.h"
+
+#define TAILOR_KO_DEFAULT	"/tailor/tailor.ko"
+
+/*
+ * tagged_spin(tag, iterations): hold @tag in r15 while counting down.
+ * Every instruction between tagged_spin_loop and tagged_spin_end runs
+ * with r15 == tag, so a sample whose IP is in there must carry it.
+ */
+void tagged_spin(uint64_t tag, uint64_t iterations);
+extern const char tagged_spin_loop[], tagged_spin_end[];
+__asm__(".text\n"
+	".globl tagged_spin\n"
+	".type tagged_spin, @function\n"
+	"tagged_spin:\n"
+	"	push %r15\n"
+	"	mov %rdi, %r15\n"
+	".globl tagged_spin_loop\n"
+	"tagged_spin_loop:\n"
+	"	dec %rsi\n"
+	"	jnz tagged_spin_loop\n"
+	".globl tagged_spin_end\n"
+	"tagged_spin_end:\n"
+	"	pop %r15\n"
+	"	ret\n"
+	".size tagged_spin, .-tagged_spin\n");
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Spin with @tag until @ns of CPU time have passed, in short slices. */
+static inline void tagged_spin_for(uint64_t tag, uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t start, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	start = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	do {
+		tagged_spin(tag, 200000);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	} while (t - start < ns);
+}
+
+static inline int tailor_open(void)
+{
+	return open(TAILOR_DEVICE, O_RDWR | O_CLOEXEC);
+}
+
+static inline void tailor_config_init(struct tailor_config *cfg, pid_t pid)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->abi_version = TAILOR_ABI_VERSION;
+	cfg->source = TAILOR_SOURCE_TIMER;
+	cfg->target_pid = pid;
+	cfg->flags = TAILOR_CFG_EXCLUDE_KERNEL;
+	cfg->timer_period_ns = 1000000;
+}
+
+static inline int tailor_configure(int fd, struct tailor_config *cfg)
+{
+	return ioctl(fd, TAILOR_IOC_CONFIGURE, cfg) ? -errno : 0;
+}
+
+static inline int tailor_stats(int fd, struct tailor_stats *st,
+			       struct tailor_cpu_stats *cpus, uint32_t nr)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->cpus = (uintptr_t)cpus;
+	st->nr_cpus = nr;
+	return ioctl(fd, TAILOR_IOC_STATS, st) ? -errno : 0;
+}
+
+static inline int tailor_info(struct tailor_info *info)
+{
+	int fd = tailor_open(), ret;
+
+	if (fd < 0)
+		return -errno;
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	ret = ioctl(fd, TAILOR_IOC_INFO, info) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Samples read back, as a flat array of record_size-byte records. */
+struct sample_buf {
+	uint8_t *data;
+	size_t nr;
+	size_t cap;
+	uint32_t record_size;
+};
+
+static inline const struct tailor_sample *sample_at(const struct sample_buf *b,
+						    size_t i)
+{
+	return (const struct tailor_sample *)(b->data + i * b->record_size);
+}
+
+/* Read whatever is there (non-blocking); -errno on a bad read. */
+static inline int drain_available(int fd, struct sample_buf *b)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (b->cap - b->nr < 4096) {
+			size_t cap = b->cap ? b->cap * 2 : 65536;
+			uint8_t *d = realloc(b->data, cap * b->record_size);
+
+			if (!d)
+				return -ENOMEM;
+			b->data = d;
+			b->cap = cap;
+		}
+		n = read(fd, b->data + b->nr * b->record_size,
+			 (b->cap - b->nr) * b->record_size);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (n == 0)
+			return 0;
+		if (n % b->record_size)
+			return -EPROTO;
+		b->nr += n / b->record_size;
+	}
+}
+
+static inline void sample_buf_free(struct sample_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * A child that waits for a byte on a pipe, then spins with @tag for
+ * @spin_ns of CPU time and exits.  *go_fd is the write end to start it.
+ */
+static inline pid_t spawn_tagged_child(uint64_t tag, uint64_t spin_ns,
+				       int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		tagged_spin_for(tag, spin_ns);
+		_exit(0);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+static inline void go(int go_fd)
+{
+	char c = 'g';
+
+	if (write(go_fd, &c, 1) != 1)
+		abort();
+	close(go_fd);
+}
+
+static inline int wait_exit_code(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Register slot of TAILOR_REG_R15 in a record captured with @mask. */
+static inline int reg_slot(uint64_t mask, int reg)
+{
+	return __builtin_popcountll(mask & ((1ull << reg) - 1));
+}
+
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#endif /* TAILOR_UTIL_H */

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The uapi helpers userspace relies on: the who-word packing of samples
+ * and the TSC-to-ns conversion, against values computed independently.
+ * Built with ASan and UBSan.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include "uapi/tailor.h"
+
+static int failures;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: CHECK(%s) failed\n",		\
+			__FILE__, __LINE__, #cond);			\
+		failures++;						\
+	}								\
+} while (0)
+
+static void who_roundtrip(void)
+{
+	static const uint32_t tids[] = { 0, 1, 4242, (1u << 22) - 1 };
+	static const uint32_t cpus[] = { 0, 1, 255, 8191 };
+	unsigned int i, j, f;
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 4; j++)
+			for (f = 0; f < 128; f += 37) {
+				uint32_t pid = tids[3 - i];
+				uint64_t w = tailor_who_pack(tids[i], pid,
+							     cpus[j], f);
+
+				CHECK(tailor_who_tid(w) == tids[i]);
+				CHECK(tailor_who_pid(w) == pid);
+				CHECK(tailor_who_cpu(w) == cpus[j]);
+				CHECK(tailor_who_flags(w) == f);
+			}
+	/* Fields never bleed into each other. */
+	CHECK(tailor_who_pack(~0u, 0, 0, 0) == (1ull << 22) - 1);
+	CHECK(tailor_who_pack(0, 0, 0, ~0u) == 0x7full << 57);
+	CHECK(TAILOR_WHO_FLAGS_SHIFT + 7 == 64);
+	CHECK(TAILOR_WHO_CPU_SHIFT + 13 == TAILOR_WHO_FLAGS_SHIFT);
+}
+
+static void tsc_to_ns(void)
+{
+	/* 2.5 GHz: clocks_calc_mult_shift(2500000 kHz, NSEC_PER_MSEC). */
+	const uint32_t mult = 1717986918u, shift = 32;
+
+	CHECK(tailor_tsc_to_ns(0, mult, shift) == 0);
+	CHECK(tailor_tsc_to_ns(2500000000ull, mult, shift) == 999999999 ||
+	      tailor_tsc_to_ns(2500000000ull, mult, shift) == 1000000000);
+	/* Ten years of cycles: the 128-bit product must not overflow. */
+	CHECK(tailor_tsc_to_ns(788400000000000000ull, mult, shift) / 1000000000ull
+	      == 315360000ull - 1 ||
+	      tailor_tsc_to_ns(788400000000000000ull, mult, shift) / 1000000000ull
+	      == 315360000ull);
+}
+
+static void layout(void)
+{
+	CHECK(sizeof(struct tailor_sample) == TAILOR_SAMPLE_BASE_SIZE);
+	CHECK(sizeof(struct tailor_config) % 8 == 0);
+	CHECK(sizeof(struct tailor_stats) % 8 == 0);
+	CHECK(sizeof(struct tailor_info) % 8 == 0);
+	/* IP + TSC + the tag register in 32 bytes. */
+	CHECK(TAILOR_SAMPLE_BASE_SIZE + 8 == 32);
+	CHECK(TAILOR_REGS_DEFAULT == 1ull << 23);
+	CHECK(__builtin_popcountll(TAILOR_REGS_GPR) == 16);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n1..3\n");
+	who_roundtrip();
+	printf("%s 1 who packing\n", failures ? "not ok" : "ok");
+	{
+		int before = failures;
+
+		tsc_to_ns();
+		printf("%s 2 tsc to ns\n", failures > before ? "not ok" : "ok");
+		before = failures;
+		layout();
+		printf("%s 3 abi layout\n", failures > before ? "not ok" : "ok");
+	}
+	return failures ? 1 : 0;
+}
