@@ -59,18 +59,52 @@ static bool ptrace_read_allowed(struct task_struct *task)
 	return allowed;
 }
 
+static int may_profile_locked(struct task_struct *task)
+{
+	if (perfmon_capable())
+		return 0;
+	return ptrace_read_allowed(task) ? 0 : -EACCES;
+}
+
 /* 0 if current may sample @task, else -EACCES (as perf_event_open()). */
 int tailor_may_profile(struct task_struct *task)
 {
 	int ret;
 
-	if (perfmon_capable())
-		return 0;
 	/* Hold off exec, which may change credentials, as perf does. */
 	ret = down_read_interruptible(&task->signal->exec_update_lock);
 	if (ret)
 		return ret;
-	ret = ptrace_read_allowed(task) ? 0 : -EACCES;
+	ret = may_profile_locked(task);
 	up_read(&task->signal->exec_update_lock);
 	return ret;
+}
+
+/*
+ * Counters are created long after configure, possibly by another process
+ * the file was passed to, and an exec in between may have made the target
+ * privileged.  So, like perf_event_open() does across its check and the
+ * install, hold off exec of @task's process while the caller creates
+ * counters, and check again with the credentials of whoever configured.
+ * On success the caller must call tailor_profile_unlock().
+ */
+int tailor_profile_lock(struct task_struct *task, const struct cred *cred)
+{
+	const struct cred *old;
+	int ret;
+
+	ret = down_read_interruptible(&task->signal->exec_update_lock);
+	if (ret)
+		return ret;
+	old = override_creds(cred);
+	ret = may_profile_locked(task);
+	revert_creds(old);
+	if (ret)
+		up_read(&task->signal->exec_update_lock);
+	return ret;
+}
+
+void tailor_profile_unlock(struct task_struct *task)
+{
+	up_read(&task->signal->exec_update_lock);
 }

@@ -13,6 +13,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched/task.h>
 #include <linux/perf_event.h>
+#include <linux/cred.h>
 #include "tailor.h"
 
 static int check_fields(const struct tailor_config *cfg)
@@ -67,23 +68,22 @@ static int check_fields(const struct tailor_config *cfg)
 static int resolve_source(const struct tailor_config *cfg,
 			  enum tailor_source *source)
 {
-	switch (cfg->source) {
-	case TAILOR_SOURCE_AUTO:
-		*source = tailor_pebs_available() ? TAILOR_SOURCE_PEBS :
-						    TAILOR_SOURCE_TIMER;
+	*source = TAILOR_SOURCE_TIMER;
+	if (cfg->source == TAILOR_SOURCE_TIMER ||
+	    (cfg->source == TAILOR_SOURCE_AUTO && !tailor_pebs_available()))
 		return 0;
-	case TAILOR_SOURCE_PEBS:
-		if (!tailor_pebs_available()) {
-			pr_info_ratelimited("tailor: PEBS session refused: %s; use the auto or timer source\n",
-					    tailor_pebs_absent_reason());
-			return -EOPNOTSUPP;
-		}
-		*source = TAILOR_SOURCE_PEBS;
-		return 0;
-	default:
-		*source = TAILOR_SOURCE_TIMER;
-		return 0;
+	if (!tailor_pebs_available()) {
+		pr_info_ratelimited("tailor: PEBS session refused: %s; use the auto or timer source\n",
+				    tailor_pebs_absent_reason());
+		return -EOPNOTSUPP;
 	}
+	if (cfg->precise > tailor_pebs_max_precise()) {
+		pr_info_ratelimited("tailor: PEBS session refused: precise level %u asked, this CPU has %u\n",
+				    cfg->precise, tailor_pebs_max_precise());
+		return -EOPNOTSUPP;
+	}
+	*source = TAILOR_SOURCE_PEBS;
+	return 0;
 }
 
 /* The process of @nr (a pid or any of its thread ids), if we may profile it. */
@@ -138,7 +138,7 @@ static void build_attr(struct tailor_plan *plan, const struct tailor_config *cfg
 	}
 	attr->type = cfg->event_type;
 	attr->config = cfg->event_config;
-	attr->precise_ip = cfg->precise ?: 2;
+	attr->precise_ip = cfg->precise ?: min(2U, tailor_pebs_max_precise());
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	/* Without REGS_INTR the PEBS GPRs are not copied into regs. */
 	if (plan->regs_mask) {
@@ -158,6 +158,9 @@ static void build_attr(struct tailor_plan *plan, const struct tailor_config *cfg
 
 void tailor_plan_release(struct tailor_plan *plan)
 {
+	if (plan->cred)
+		put_cred(plan->cred);
+	plan->cred = NULL;
 	put_pid(plan->target);
 	plan->target = NULL;
 	if (plan->pid_ns)
@@ -185,7 +188,9 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 		plan->regs_mask = cfg->regs_mask ?: TAILOR_REGS_DEFAULT;
 	for_each_set_bit(bit, (unsigned long *)&plan->regs_mask, 64)
 		plan->reg_index[plan->nr_regs++] = bit;
-	plan->tsc_source = TAILOR_TSC_HANDLER;
+	plan->tsc_source = TAILOR_HAVE_PEBS_TSC &&
+			   plan->source == TAILOR_SOURCE_PEBS ?
+			   TAILOR_TSC_PEBS : TAILOR_TSC_HANDLER;
 
 	/* What perf_event_open() requires CAP_PERFMON for. */
 	if (!perfmon_capable() &&
@@ -198,6 +203,7 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 			return err;
 	}
 	plan->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	plan->cred = get_current_cred();
 	build_attr(plan, cfg);
 
 	cfg->source_used = plan->source;

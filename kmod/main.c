@@ -22,6 +22,9 @@ module_param(open_gid, int, 0444);
 MODULE_PARM_DESC(open_gid,
 		 "group (gid) whose members may open /dev/tailor; default -1: root only (mode 0600)");
 
+/* In the initial namespace: a caller's own user namespace could map any gid. */
+static kgid_t open_kgid = INVALID_GID;
+
 /*
  * Mode 0600 keeps the device root's.  With open_gid the node is 0666 and
  * open() admits the group (and CAP_PERFMON), since a misc device cannot
@@ -29,9 +32,9 @@ MODULE_PARM_DESC(open_gid,
  */
 bool tailor_open_allowed(void)
 {
-	if (open_gid < 0 || perfmon_capable())
+	if (!gid_valid(open_kgid) || perfmon_capable())
 		return true;
-	return in_group_p(make_kgid(current_user_ns(), open_gid));
+	return in_group_p(open_kgid);
 }
 
 static ssize_t tsc_khz_show(struct device *dev, struct device_attribute *attr,
@@ -97,16 +100,22 @@ static int __init tailor_init(void)
 
 	tailor_tsc_calibrate();
 	tailor_sampler_probe();
-	if (open_gid >= 0)
+	if (open_gid >= 0) {
+		open_kgid = make_kgid(&init_user_ns, open_gid);
+		if (!gid_valid(open_kgid))
+			return -EINVAL;
 		tailor_misc.mode = 0666;
+	}
 
 	err = misc_register(&tailor_misc);
 	if (err)
 		return err;
-	pr_info("tailor: /dev/tailor ready (ABI %d); tsc_khz %u, measured %u; PEBS: %s%s\n",
+	pr_info("tailor: /dev/tailor ready (ABI %d); tsc_khz %u, measured %u; PEBS: %s%s; PEBS record TSC: %s\n",
 		TAILOR_ABI_VERSION, tailor_tsc.khz_kernel,
 		tailor_tsc.khz_measured, tailor_pebs_absent_reason(),
-		tailor_pebs_available() ? "" : "; sessions use the software clock");
+		tailor_pebs_available() ? "" : "; sessions use the software clock",
+		TAILOR_HAVE_PEBS_TSC ? "kernel patched, used" :
+				       "not in this kernel, rdtsc in the handler");
 	return 0;
 }
 

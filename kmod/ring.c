@@ -8,7 +8,8 @@
  * store.  A full ring drops the new sample and counts it.  read() is the
  * single consumer, serialised by the session's read_lock; it copies whole
  * records and publishes tail with a release store, which frees the slots
- * for the producer.
+ * for the producer.  head and tail count records since configure, so
+ * head - tail is what is queued and tail is what was delivered.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -16,9 +17,8 @@
 #include <linux/percpu.h>
 #include <linux/uaccess.h>
 #include <linux/log2.h>
+#include <linux/capability.h>
 #include "tailor.h"
-
-#define TAILOR_MAX_RING_BYTES	(64U << 20)
 
 int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 		       u32 record_size, u32 wakeup)
@@ -32,6 +32,10 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 	capacity = roundup_pow_of_two(capacity);
 	if ((u64)capacity * record_size > TAILOR_MAX_RING_BYTES)
 		return -EINVAL;
+	/* Like perf_event_mlock_kb: unprivileged callers get small rings. */
+	if ((u64)capacity * record_size > TAILOR_UNPRIV_RING_BYTES &&
+	    !perfmon_capable())
+		return -EPERM;
 	if (!wakeup)
 		wakeup = capacity / 4;
 	if (wakeup > capacity)
@@ -49,7 +53,7 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 
 		/* Zeroed, so every page is present before NMI touches it. */
 		ring->buf = kvzalloc_node((size_t)capacity * record_size,
-					  GFP_KERNEL, cpu_to_node(cpu));
+					  GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 		if (!ring->buf) {
 			tailor_rings_free(rings);
 			return -ENOMEM;
@@ -93,7 +97,7 @@ u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
 {
 	u64 head = ring->head;
 
-	/* Pairs with the release of tail in tailor_rings_read(). */
+	/* Pairs with the release of tail in ring_read(). */
 	if (head - smp_load_acquire(&ring->tail) >= rings->capacity) {
 		WRITE_ONCE(ring->lost, ring->lost + 1);
 		return NULL;
@@ -134,7 +138,6 @@ static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 	}
 	/* Pairs with the acquire of tail in tailor_ring_reserve(). */
 	smp_store_release(&ring->tail, tail);
-	WRITE_ONCE(ring->delivered, ring->delivered + done);
 	if (!done && avail)
 		return -EFAULT;
 	return done;
@@ -167,10 +170,13 @@ void tailor_rings_stats(struct tailor_rings *rings, int cpu,
 			struct tailor_cpu_stats *st)
 {
 	struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
+	/* One read of tail, so delivered + queued is exact once stopped. */
+	u64 tail = smp_load_acquire(&ring->tail);
 
 	st->produced = READ_ONCE(ring->produced);
 	st->lost = READ_ONCE(ring->lost);
 	st->throttled = READ_ONCE(ring->throttled);
-	st->delivered = READ_ONCE(ring->delivered);
-	st->queued = ring_queued(ring);
+	st->delivered = tail;
+	/* Pairs with the release of head in tailor_ring_commit(). */
+	st->queued = smp_load_acquire(&ring->head) - tail;
 }

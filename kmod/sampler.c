@@ -19,6 +19,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/perf_event.h>
 #include <linux/irq_work.h>
+#include <linux/cpu.h>
 #include <asm/processor.h>
 #include <asm/ptrace.h>
 #include <asm/perf_event.h>
@@ -29,12 +30,17 @@
 /* kernel/events/core.c marks a throttled counter with this (MAX_INTERRUPTS). */
 #define PERF_THROTTLED_INTERRUPTS	(~0ULL)
 
-static bool pebs_ok;
+static unsigned int pebs_max_precise;
 static char pebs_reason[128] = "not probed";
 
 bool tailor_pebs_available(void)
 {
-	return pebs_ok;
+	return pebs_max_precise > 0;
+}
+
+unsigned int tailor_pebs_max_precise(void)
+{
+	return pebs_max_precise;
 }
 
 const char *tailor_pebs_absent_reason(void)
@@ -43,8 +49,9 @@ const char *tailor_pebs_absent_reason(void)
 }
 
 /*
- * Ask the PMU driver for a precise counter once, at load: only the driver
- * knows whether PEBS works (the CPU may have it and a hypervisor hide it).
+ * Ask the PMU driver for precise counters once, at load: only the driver
+ * knows whether PEBS works (the CPU may have it and a hypervisor hide it)
+ * and up to which precise level.
  */
 void tailor_sampler_probe(void)
 {
@@ -53,12 +60,12 @@ void tailor_sampler_probe(void)
 		.size = sizeof(attr),
 		.config = PERF_COUNT_HW_CPU_CYCLES,
 		.sample_period = 1000003,
-		.precise_ip = 1,
 		.disabled = 1,
 		.exclude_kernel = 1,
 		.wakeup_events = 1,
 	};
-	struct perf_event *event;
+	struct perf_event *event = ERR_PTR(-EOPNOTSUPP);
+	unsigned int precise;
 
 	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL) {
 		snprintf(pebs_reason, sizeof(pebs_reason),
@@ -70,8 +77,14 @@ void tailor_sampler_probe(void)
 			 "the CPU reports no debug store, so no PEBS (a hypervisor may hide it)");
 		return;
 	}
-	event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(),
-						 NULL, NULL, NULL);
+	for (precise = 3; precise > 0; precise--) {
+		attr.precise_ip = precise;
+		event = perf_event_create_kernel_counter(&attr,
+							 raw_smp_processor_id(),
+							 NULL, NULL, NULL);
+		if (!IS_ERR(event))
+			break;
+	}
 	if (IS_ERR(event)) {
 		snprintf(pebs_reason, sizeof(pebs_reason),
 			 "the perf PMU driver refuses precise events (error %ld)",
@@ -79,8 +92,9 @@ void tailor_sampler_probe(void)
 		return;
 	}
 	perf_event_release_kernel(event);
-	pebs_ok = true;
-	snprintf(pebs_reason, sizeof(pebs_reason), "available");
+	pebs_max_precise = precise;
+	snprintf(pebs_reason, sizeof(pebs_reason),
+		 "available, precise level up to %u", precise);
 }
 
 static u64 reg_value(const struct pt_regs *regs, unsigned int idx)
@@ -127,6 +141,18 @@ static const struct pt_regs *sample_regs(const struct tailor_plan *plan,
 	return NULL;
 }
 
+/* The PEBS record's own TSC where the kernel passes it on, else now. */
+static u64 sample_tsc(const struct perf_sample_data *data, u32 *flags)
+{
+#if TAILOR_HAVE_PEBS_TSC
+	if (data->sample_flags & PERF_SAMPLE_HW_TSC) {
+		*flags |= TAILOR_SF_TSC_PEBS;
+		return data->hw_tsc;
+	}
+#endif
+	return rdtsc_ordered();
+}
+
 static void tailor_overflow(struct perf_event *event,
 			    struct perf_sample_data *data,
 			    struct pt_regs *regs)
@@ -135,8 +161,8 @@ static void tailor_overflow(struct perf_event *event,
 	const struct tailor_plan *plan = &s->plan;
 	struct tailor_ring *ring = this_cpu_ptr(s->rings.cpu);
 	const struct pt_regs *rsrc;
-	u64 tsc = rdtsc_ordered();
 	u32 flags = 0;
+	u64 tsc = sample_tsc(data, &flags);
 	u64 *rec;
 	u32 i;
 
@@ -333,25 +359,51 @@ static int attach_process(struct tailor_session *s)
 	return s->nr_events ? 0 : -ESRCH;
 }
 
+/* Threads of the target that have no counter yet get one, if still allowed. */
+int tailor_sampler_attach_new(struct tailor_session *s)
+{
+	struct task_struct *leader;
+	int err;
+
+	leader = get_pid_task(s->plan.target, PIDTYPE_TGID);
+	if (!leader)
+		return -ESRCH;
+	err = tailor_profile_lock(leader, s->plan.cred);
+	if (!err) {
+		err = attach_process(s);
+		tailor_profile_unlock(leader);
+	}
+	put_task_struct(leader);
+	return err;
+}
+
+/*
+ * The CPUs online at start.  CPUs brought online later are not sampled;
+ * the hotplug lock keeps the set from changing while counters are made.
+ */
 static int attach_cpus(struct tailor_session *s)
 {
-	int cpu, err;
+	int cpu, err = 0;
 
+	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct perf_event *event;
 
 		event = perf_event_create_kernel_counter(&s->plan.attr, cpu,
 							 NULL, tailor_overflow,
 							 s);
-		if (IS_ERR(event))
-			return PTR_ERR(event);
+		if (IS_ERR(event)) {
+			err = PTR_ERR(event);
+			break;
+		}
 		err = add_event(s, event);
 		if (err) {
 			perf_event_release_kernel(event);
-			return err;
+			break;
 		}
 	}
-	return 0;
+	cpus_read_unlock();
+	return err;
 }
 
 int tailor_sampler_start(struct tailor_session *s)
@@ -361,7 +413,7 @@ int tailor_sampler_start(struct tailor_session *s)
 	if (s->plan.flags & TAILOR_CFG_ALL_CPUS)
 		err = attach_cpus(s);
 	else
-		err = attach_process(s);
+		err = tailor_sampler_attach_new(s);
 	if (err)
 		tailor_sampler_stop(s);
 	return err;

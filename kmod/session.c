@@ -25,11 +25,15 @@ static void wake_readers(struct irq_work *work)
 	wake_up_interruptible(&s->readers);
 }
 
-/* Caller holds s->lock and must not be the tick itself if it cancels. */
+/*
+ * Caller holds s->lock.  The state changes only once no counter is left,
+ * so a reader that saw "not running" before draining has seen it all.
+ */
 static void stop_counters(struct tailor_session *s)
 {
 	tailor_sampler_stop(s);
-	WRITE_ONCE(s->state, TAILOR_STATE_STOPPED);
+	/* Pairs with the acquire in tailor_read(). */
+	smp_store_release(&s->state, TAILOR_STATE_STOPPED);
 	wake_up_interruptible(&s->readers);
 }
 
@@ -47,6 +51,16 @@ static void session_tick(struct work_struct *work)
 		goto out;
 	if (!tailor_target_alive(s)) {
 		s->target_exited = true;
+		stop_counters(s);
+		goto out;
+	}
+	/*
+	 * A thread whose creation raced with start may have got no counter
+	 * (it inherits only from a parent that already had one): find it.
+	 * An exec that made the target unprofilable ends the session.
+	 */
+	if (s->plan.target && tailor_sampler_attach_new(s)) {
+		s->target_exited = !tailor_target_alive(s);
 		stop_counters(s);
 		goto out;
 	}
@@ -245,6 +259,8 @@ void tailor_fill_info(struct tailor_info *info)
 	info->nr_cpu_ids = nr_cpu_ids;
 	if (tailor_pebs_available())
 		info->caps |= TAILOR_CAP_PEBS;
+	if (TAILOR_HAVE_PEBS_TSC)
+		info->caps |= TAILOR_CAP_PEBS_TSC;
 	if (tailor_tsc.stable)
 		info->caps |= TAILOR_CAP_TSC_STABLE;
 }
@@ -306,8 +322,11 @@ static ssize_t tailor_read(struct file *file, char __user *buf, size_t count,
 		goto out;
 	}
 	for (;;) {
+		/* Pairs with the release in stop_counters(). */
+		bool running = smp_load_acquire(&s->state) == TAILOR_STATE_RUNNING;
+
 		ret = tailor_rings_read(&s->rings, buf, count);
-		if (ret || READ_ONCE(s->state) != TAILOR_STATE_RUNNING)
+		if (ret || !running)
 			break;
 		if (file->f_flags & O_NONBLOCK) {
 			ret = -EAGAIN;

@@ -18,13 +18,25 @@
 
 #define TAILOR_DEFAULT_RING_RECORDS	32768
 #define TAILOR_MAX_RING_RECORDS		BIT(22)
+#define TAILOR_MAX_RING_BYTES		(64U << 20)	/* per CPU */
+#define TAILOR_UNPRIV_RING_BYTES	(2U << 20)	/* per CPU, no CAP_PERFMON */
 #define TAILOR_DEFAULT_FREQ		1000
+
+/*
+ * The kernel patch in patches/ hands the PEBS record's own TSC to overflow
+ * handlers; its flag is the build-time sign that the kernel has it.
+ */
+#ifdef PERF_SAMPLE_HW_TSC
+#define TAILOR_HAVE_PEBS_TSC		1
+#else
+#define TAILOR_HAVE_PEBS_TSC		0
+#endif
 #define TAILOR_MAX_REGS			16
 
 /*
  * One CPU's ring.  The overflow handler on that CPU is the only producer
- * (head, produced, lost, throttled); read() is the only consumer (tail,
- * delivered), serialised by the session's read_lock.
+ * (head, produced, lost, throttled); read() is the only consumer (tail),
+ * serialised by the session's read_lock.
  */
 struct tailor_ring {
 	u64 head;
@@ -33,7 +45,6 @@ struct tailor_ring {
 	u64 throttled;
 	int nesting;
 	u64 tail ____cacheline_aligned;
-	u64 delivered;
 	u8 *buf;
 };
 
@@ -62,6 +73,7 @@ struct tailor_plan {
 	u8 reg_index[TAILOR_MAX_REGS];	/* TAILOR_REG_* in capture order */
 	struct pid *target;		/* NULL with TAILOR_CFG_ALL_CPUS */
 	struct pid_namespace *pid_ns;	/* of the reader, for pid/tid */
+	const struct cred *cred;	/* of the configuring caller */
 };
 
 struct tailor_session {
@@ -98,9 +110,11 @@ void tailor_rings_stats(struct tailor_rings *rings, int cpu,
 
 /* sampler.c */
 bool tailor_pebs_available(void);
+unsigned int tailor_pebs_max_precise(void);
 const char *tailor_pebs_absent_reason(void);
 void tailor_sampler_probe(void);
 int tailor_sampler_start(struct tailor_session *s);
+int tailor_sampler_attach_new(struct tailor_session *s);
 void tailor_sampler_stop(struct tailor_session *s);
 bool tailor_target_alive(struct tailor_session *s);
 
@@ -122,6 +136,8 @@ void tailor_plan_release(struct tailor_plan *plan);
 
 /* access.c */
 int tailor_may_profile(struct task_struct *task);
+int tailor_profile_lock(struct task_struct *task, const struct cred *cred);
+void tailor_profile_unlock(struct task_struct *task);
 
 /* session.c */
 extern const struct file_operations tailor_fops;

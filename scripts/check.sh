@@ -6,7 +6,11 @@
 #   native: tailor.ko builds warning-free with W=1 and sparse (C=1)
 #           against 6.1 and 6.12; checkpatch --strict is clean; the uapi
 #           unit test passes under ASan and UBSan; the kselftests build.
-#   box:    the kselftests in the test box on Debian's 6.1 and 6.12.
+#           The kernel patches apply to linux-source-6.1 and pass
+#           checkpatch --strict.
+#   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
+#           on the patched debug kernel (KASAN, lockdep, kmemleak), once
+#           with a trusted TSC and once with tsc=unstable.
 #
 # Usage: scripts/check.sh [--native-only]
 # The last line reads "N passed, N failed, N skipped"; the exit status is
@@ -68,7 +72,7 @@ native() {
 
 	if [ -x "$cp" ]; then
 		# Sources only: kbuild leaves a generated tailor.mod.c beside them.
-		if "$cp" --strict --no-tree --quiet --terse -f \
+		if PATH=/usr/bin:$PATH "$cp" --strict --no-tree --quiet --terse -f \
 			$(ls kmod/*.c kmod/*.h kmod/uapi/*.h | grep -v '\.mod\.c$') \
 			>"$out/checkpatch.log" 2>&1; then
 			result "checkpatch --strict on kmod/" 0
@@ -78,6 +82,19 @@ native() {
 		fi
 	else
 		result "checkpatch --strict on kmod/" 1 "$cp missing; run scripts/setup.sh"
+	fi
+
+	if tests/box/build-debug-kernel.sh --check-apply-only >"$out/patches.log" 2>&1; then
+		result "patches/ apply to linux-source-6.1" 0
+	else
+		tail -3 "$out/patches.log"
+		result "patches/ apply to linux-source-6.1" 1 "see $out/patches.log"
+	fi
+	if [ -x "$cp" ] && PATH=/usr/bin:$PATH "$cp" --strict --quiet patches/*.patch >"$out/checkpatch-patches.log" 2>&1; then
+		result "checkpatch --strict on patches/" 0
+	else
+		head -10 "$out/checkpatch-patches.log"
+		result "checkpatch --strict on patches/" 1 "see $out/checkpatch-patches.log"
 	fi
 
 	if gcc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
@@ -100,7 +117,7 @@ native() {
 
 box() {
 	local ver=$1 line p f s
-	echo "== test box, Debian $ver kernel"
+	echo "== test box: $ver"
 	tests/box/run.sh "$ver" | tee "$out/box-$ver.log"
 	line=$(tail -n 1 "$out/box-$ver.log")
 	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
@@ -116,6 +133,8 @@ native
 if [ $native_only -eq 0 ]; then
 	box 6.1
 	box 6.12
+	box debug
+	box debug-unstable
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -18,6 +18,7 @@ base_pkgs=(
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1 linux-perf
 	libdw-dev libpfm4-dev
 	qemu-system-x86 busybox-static cpio sparse
+	python3-ply python3-git
 	xz-utils zstd
 )
 

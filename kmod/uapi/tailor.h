@@ -35,7 +35,8 @@ enum tailor_source {
 /* Where a sample's TSC came from: tailor_config.tsc_source. */
 enum tailor_tsc_source {
 	TAILOR_TSC_HANDLER = 1,	/* rdtsc_ordered() in the overflow handler */
-	TAILOR_TSC_PEBS    = 2,	/* the PEBS record's own TSC (patched kernel) */
+	/* The PEBS record's TSC (patched kernel); TAILOR_SF_TSC_PEBS per sample */
+	TAILOR_TSC_PEBS    = 2,
 };
 
 /* tailor_config.flags */
@@ -203,7 +204,16 @@ struct tailor_info {
 #ifndef __KERNEL__	/* the kernel uses mul_u64_u32_shr() */
 static inline __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
 {
+#ifdef __SIZEOF_INT128__
 	return (__u64)(((__uint128_t)tsc_delta * mult) >> shift);
+#else
+	/* As mul_u64_u32_shr(); clocks_calc_mult_shift() keeps shift <= 32. */
+	__u64 ret = ((tsc_delta & 0xffffffffULL) * mult) >> shift;
+
+	if (tsc_delta >> 32)
+		ret += ((tsc_delta >> 32) * mult) << (32 - shift);
+	return ret;
+#endif
 }
 #endif
 

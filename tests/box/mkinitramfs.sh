@@ -7,10 +7,13 @@
 # disk at all: everything a test needs lives in this initramfs.  It holds a
 # static busybox with its applet links, a minimal /etc (root, nobody and the
 # unprivileged tailoruser/tailor 4242:4242 used by the non-root tests), the
-# payload directories merged under /tailor/ together with the shared
-# libraries of every ELF program in them, and an /init that runs
-# /tailor/run-in-box.sh, prints TAILOR-BOX-START and TAILOR-BOX-RC=<status>
-# on the console for boot.sh to check, and powers the box off.
+# payload directories merged under /tailor/ (later ones win on clashes)
+# together with the shared libraries of every ELF program in them, and an
+# /init that mounts proc, sysfs, devtmpfs, a tmpfs /tmp, debugfs and
+# tracefs, runs /tailor/run-in-box.sh (as root, in /tailor, stdin from
+# /dev/null, output to the console), prints TAILOR-BOX-START and
+# TAILOR-BOX-RC=<status> on the console for boot.sh to check, and powers
+# the box off.
 #
 # Usage: mkinitramfs.sh OUT_CPIO PAYLOAD_DIR [PAYLOAD_DIR...]
 #
@@ -19,7 +22,7 @@
 #                            Debian's wrapper script) as /usr/bin/perf
 #   TAILOR_BOX_PERF_BIN      perf binary to use instead of the one found
 #   TAILOR_BOX_BUSYBOX       busybox binary (default: busybox-static's)
-#   TAILOR_BOX_COMPRESS      gzip or zstd (default: zstd if installed)
+#   TAILOR_BOX_COMPRESS      gzip (default) or zstd; Debian kernels take both
 set -euo pipefail
 export LC_ALL=C
 
@@ -46,17 +49,10 @@ for t in cpio ldd od; do
 	command -v "$t" >/dev/null || die "'$t' not found"
 done
 
-compress=${TAILOR_BOX_COMPRESS:-}
-if [ -z "$compress" ]; then
-	if command -v zstd >/dev/null; then
-		compress=zstd
-	else
-		compress=gzip
-	fi
-fi
+compress=${TAILOR_BOX_COMPRESS:-gzip}
 case $compress in
-gzip)	compress_cmd=(gzip -9 -n -c) ;;
-zstd)	compress_cmd=(zstd -q -c -19 -T0) ;;
+gzip)	compress_cmd=(gzip -6 -n -c) ;;
+zstd)	compress_cmd=(zstd -q -c -9 -T0) ;;
 *)	die "TAILOR_BOX_COMPRESS must be gzip or zstd, not '$compress'" ;;
 esac
 command -v "${compress_cmd[0]}" >/dev/null || die "'${compress_cmd[0]}' not found"
@@ -89,21 +85,21 @@ install_file() {
 # to the same paths in the image.  Static programs need nothing.
 declare -A have_lib=()
 install_libs() {
-	local elf=$1 deps lib
+	local elf=$1 name=${1#"$root"} deps lib
 
 	if ! deps=$(ldd -- "$elf" 2>&1); then
 		case $deps in
-		*"not a dynamic executable"* | *"statically linked"*)
+		*"not a dynamic executable"*)
 			return 0 ;;
 		esac
-		die "ldd failed on '$elf': $deps"
+		die "ldd failed on '$name': $deps"
 	fi
 	case $deps in
-	*"statically linked"*)
+	*"statically linked"*)	# static-pie
 		return 0 ;;
 	esac
 	if grep -q 'not found' <<<"$deps"; then
-		die "'$elf' needs libraries missing on this host:
+		die "'$name' needs libraries missing on this host:
 $(grep 'not found' <<<"$deps")"
 	fi
 	for lib in $(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' \
@@ -113,7 +109,7 @@ $(grep 'not found' <<<"$deps")"
 		esac
 		[ -z "${have_lib[$lib]:-}" ] || continue
 		have_lib[$lib]=1
-		[ -e "$lib" ] || die "'$elf' needs '$lib', which does not exist"
+		[ -e "$lib" ] || die "'$name' needs '$lib', which does not exist"
 		install_file "$lib" "$lib"
 	done
 }
@@ -253,8 +249,10 @@ fi
 printf '\nTAILOR-BOX-RC=%d\n' "$rc"
 
 sync
-poweroff -f
-echo o >/proc/sysrq-trigger
+# QEMU runs with -no-reboot, so a reboot ends it; unlike poweroff this
+# needs no ACPI, which the tiny debug kernel lacks.
+reboot -f
+echo b >/proc/sysrq-trigger
 while :; do
 	sleep 1
 done

@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run.sh - build tailor.ko for a Debian kernel, boot that kernel in the
-# test box (QEMU), run the kselftests inside, and report.
+# run.sh - build tailor.ko for a kernel, boot that kernel in the test box
+# (QEMU), run the kselftests inside, and report.
 #
-# Usage: tests/box/run.sh [6.1|6.12|KERNEL_RELEASE] [--log FILE]
+# Usage: tests/box/run.sh BOX [--log FILE]
 #
-# The module is built against /usr/src/linux-headers-<release> and the box
-# boots /boot/vmlinuz-<release>, so the two always match.  Build outputs
-# go to build/box-<release>/.  Prints one line per kselftest binary and a
-# final "box <release>: N passed, N failed, N skipped"; exits non-zero on
-# any failure, a test binary that died without its totals, or a kernel
-# splat (boot.sh judges the console).
+#   6.1, 6.12       Debian's kernel of that version: the module is built
+#                   against /usr/src/linux-headers-<release> and the box
+#                   boots /boot/vmlinuz-<release>, so the two match.
+#   debug           the patched debug kernel (build-debug-kernel.sh):
+#                   KASAN, lockdep, kmemleak, might_sleep; booted with
+#                   tsc=reliable, since 6.1 distrusts the TSC of a TCG SMP
+#                   guest and CLOCK_PERF_HW_CLOCK needs a trusted one.
+#   debug-unstable  the same kernel with tsc=unstable: the clock must be
+#                   refused.  Runs only that test.
+#
+# Build outputs go to build/box-<name>/.  Prints one line per kselftest
+# binary and a final "box <name>: N passed, N failed, N skipped"; exits
+# non-zero on any failure, a test binary that died without its totals, or
+# a kernel splat (boot.sh judges the console).
 set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-want=${1:-6.1}
+box=${1:-6.1}
 shift || true
 log=""
 while [ $# -gt 0 ]; do
@@ -39,17 +47,38 @@ find_release() {
 	return 1
 }
 
-release=$(find_release "$want") || {
-	echo "run.sh: no kernel $want with headers installed; run scripts/setup.sh" >&2
-	exit 1
-}
-out=$top/build/box-$release
+tests="tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_module_test"
+append=""
+case $box in
+debug | debug-unstable)
+	"$top/tests/box/build-debug-kernel.sh"
+	kdir=$top/build/kernel-debug/obj
+	kernel=$kdir/arch/x86/boot/bzImage
+	name=$box
+	if [ "$box" = debug ]; then
+		append="tsc=reliable"
+	else
+		append="tsc=unstable"
+		tests="tailor_perf_clock_test"
+	fi
+	;;
+*)
+	release=$(find_release "$box") || {
+		echo "run.sh: no kernel $box with headers installed; run scripts/setup.sh" >&2
+		exit 1
+	}
+	kdir=/usr/src/linux-headers-$release
+	kernel=/boot/vmlinuz-$release
+	name=$release
+	;;
+esac
+
+out=$top/build/box-$name
 log=${log:-$out/console.log}
 mkdir -p "$out"
 
-echo "== box $release: building tailor.ko and kselftests"
-make -s -C "$top" module KDIR="/usr/src/linux-headers-$release" \
-	MODULE_OUT="$out/kmod"
+echo "== box $name: building tailor.ko and kselftests"
+make -s -C "$top" module KDIR="$kdir" MODULE_OUT="$out/kmod"
 make -s -C "$top" kselftests
 
 payload=$out/payload
@@ -59,17 +88,15 @@ cp "$out/kmod/kmod/tailor.ko" "$payload/"
 cp "$top/tests/box/run-in-box.sh" "$payload/"
 cp "$top"/build/kselftest/tailor_*_test "$payload/kselftest/"
 # The module test reloads tailor.ko, so it goes last.
-printf '%s\n' tailor_session_test tailor_sampling_test tailor_pebs_test \
-	tailor_module_test >"$payload/kselftest/order"
+printf '%s\n' $tests >"$payload/kselftest/order"
 
-"$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
+TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
 set +e
-"$top/tests/box/boot.sh" --kernel "/boot/vmlinuz-$release" \
-	--initrd "$out/initramfs.cpio.gz" --log "$log" \
+"$top/tests/box/boot.sh" --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
+	--log "$log" --append "$append" \
 	--timeout "${TAILOR_BOX_TIMEOUT:-900}" >"$out/boot.out" 2>&1
 boot_rc=$?
 set -e
 tail -n 3 "$out/boot.out" | sed 's/^/   /'
 
-# Count kselftest results from each binary's "# Totals:" line.
-"$top/tests/box/tap-summary.sh" "box $release" "$log" "$boot_rc"
+"$top/tests/box/tap-summary.sh" "box $name" "$log" "$boot_rc"

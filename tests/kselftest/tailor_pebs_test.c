@@ -112,7 +112,8 @@ TEST_F(pebs, precise_ip_and_r15_from_record)
 TEST_F(pebs, tsc_spacing_follows_cycle_period)
 {
 	uint64_t *d, median;
-	size_t i, nd = 0, near = 0;
+	size_t i, nd = 0, near = 0, from_record = 0;
+	struct tailor_info info;
 
 	if (!pebs_ready(_metadata, self))
 		return;
@@ -123,6 +124,7 @@ TEST_F(pebs, tsc_spacing_follows_cycle_period)
 		const struct tailor_sample *p = sample_at(&self->b, i - 1);
 		const struct tailor_sample *s = sample_at(&self->b, i);
 
+		from_record += !!(tailor_who_flags(s->who) & TAILOR_SF_TSC_PEBS);
 		if (tailor_who_cpu(p->who) != tailor_who_cpu(s->who))
 			continue;
 		ASSERT_LT(p->tsc, s->tsc);
@@ -142,6 +144,17 @@ TEST_F(pebs, tsc_spacing_follows_cycle_period)
 	ASSERT_LE(nd * 90, near * 100);
 	ASSERT_LE(median, PERIOD_CYCLES * 4);
 	ASSERT_GE(median * 4, PERIOD_CYCLES);
+	/*
+	 * On the patched kernel the TSC is the PEBS record's own (PEBS
+	 * format 3, Skylake and later, has one in every record).
+	 */
+	ASSERT_EQ(0, tailor_info(&info));
+	TH_LOG("%zu of %zu TSCs from the PEBS record", from_record, self->b.nr);
+	if (info.caps & TAILOR_CAP_PEBS_TSC) {
+		ASSERT_LE((self->b.nr - 1) * 99, from_record * 100);
+	} else {
+		ASSERT_EQ(0, from_record);
+	}
 	free(d);
 }
 

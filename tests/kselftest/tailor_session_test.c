@@ -360,6 +360,23 @@ TEST(info_and_sysfs_agree)
 	TH_LOG("tsc_khz kernel %u, measured %u", khz, measured);
 }
 
+TEST(pebs_tsc_capability_matches_kernel)
+{
+	struct tailor_info info;
+	int patched;
+
+	if (access(TAILOR_DEVICE, F_OK))
+		SKIP(return, "%s missing: load tailor.ko first", TAILOR_DEVICE);
+	patched = kernel_has_symbol("perf_hw_clock_usable");
+	ASSERT_LE(0, patched);
+	ASSERT_EQ(0, tailor_info(&info));
+	TH_LOG("kernel %s tailor's patches; module says PEBS record TSC %s",
+	       patched ? "has" : "lacks",
+	       info.caps & TAILOR_CAP_PEBS_TSC ? "available" : "unavailable");
+	/* Built against the patched tree, the module must say so; else not. */
+	ASSERT_EQ(patched, !!(info.caps & TAILOR_CAP_PEBS_TSC));
+}
+
 TEST(device_is_root_only)
 {
 	struct stat st;

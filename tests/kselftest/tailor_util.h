@@ -64,10 +64,26 @@ static inline void tagged_spin_for(uint64_t tag, uint64_t ns)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	start = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	do {
-		tagged_spin(tag, 200000);
+		tagged_spin(tag, 2000000);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 		t = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	} while (t - start < ns);
+}
+
+/* Whether the running kernel carries tailor's patches (patches/). */
+static inline int kernel_has_symbol(const char *name)
+{
+	char line[512], sym[256];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %255s", sym) == 1 &&
+			!strcmp(sym, name);
+	fclose(f);
+	return found;
 }
 
 static inline int tailor_open(void)
