@@ -2,7 +2,8 @@
 #
 # tailor: top-level build.
 #
-#   make              tailor.ko (kmod/) against KDIR, and the kselftests
+#   make              tailor.ko (kmod/) against KDIR, the tailor command
+#                     (build/userspace/tailor), test workloads, kselftests
 #   make check        every test: native checks, then the test box on the
 #                     Debian 6.1 and 6.12 kernels (needs scripts/setup.sh)
 #   make box          the test box on 6.1 only (BOX=6.12 for the other)
@@ -29,9 +30,15 @@ KSFT_DIR ?= /usr/src/linux-source-6.1/tools/testing/selftests
 BOX ?= 6.1
 MODULE_SRCS := Kbuild kmod/Kbuild $(wildcard kmod/*.c kmod/*.h kmod/uapi/*.h)
 
-.PHONY: all module kselftests check lint box clean
+.PHONY: all module userspace workloads kselftests check lint box clean
 
-all: module kselftests
+all: module userspace workloads kselftests
+
+userspace:
+	$(MAKE) -C userspace O=$(BUILD)/userspace
+
+workloads:
+	$(MAKE) -C tests/workloads O=$(BUILD)/workloads
 
 # MODULE_OUT builds a copy of the sources elsewhere, so modules for
 # several kernels can coexist (the test box uses it).

@@ -20,10 +20,10 @@
 #include <linux/perf_event.h>
 #include <linux/irq_work.h>
 #include <linux/cpu.h>
-#include <asm/processor.h>
+#include <linux/processor.h>
 #include <asm/ptrace.h>
 #include <asm/perf_event.h>
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 #include <asm/msr.h>
 #include "tailor.h"
 

@@ -13,7 +13,7 @@
 #include <linux/math64.h>
 #include <linux/timekeeping.h>
 #include <asm/tsc.h>
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 #include "tailor.h"
 
 #define CALIBRATION_MS		100

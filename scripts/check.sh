@@ -7,7 +7,9 @@
 #           against 6.1 and 6.12; checkpatch --strict is clean; the uapi
 #           unit test passes under ASan and UBSan; the kselftests build.
 #           The kernel patches apply to linux-source-6.1 and pass
-#           checkpatch --strict.
+#           checkpatch --strict.  The tailor command builds with -Werror;
+#           its unit tests pass under ASan and UBSan; the recording reader
+#           survives a bounded libFuzzer run.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
 #           on the patched debug kernel (KASAN, lockdep, kmemleak), once
 #           with a trusted TSC and once with tsc=unstable.
@@ -64,16 +66,40 @@ module_lint() {
 	result "tailor.ko W=1 C=1 build against $(basename "$kdir")" 0
 }
 
+# Unit tests print TAP and a kselftest-style "# Totals:" line each.
+unit_tests() {
+	local log=$out/unit.log t p f s rc=0 failed_before=$fail
+	make -s -C userspace check-unit >"$log" 2>&1 || rc=$?
+	if ! grep -q '^# Totals:' "$log"; then
+		tail -5 "$log"
+		result "unit tests" 1 "no results, see $log"
+		return
+	fi
+	grep '^not ok' "$log" | sed 's/^/   /'
+	while read -r t; do
+		[[ $t =~ \ pass:([0-9]+)\ fail:([0-9]+)\ .*\ skip:([0-9]+) ]] || continue
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+		echo "unit tests: $p passed, $f failed, $s skipped"
+	done < <(grep '^# Totals:' "$log")
+	# A test binary that died (say, an ASan report) printed no failure.
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq "$failed_before" ]; then
+		tail -5 "$log"
+		result "unit tests exit status" 1 "make check-unit failed, see $log"
+	fi
+}
+
 native() {
-	local cp=/usr/src/linux-source-6.1/scripts/checkpatch.pl
+	local ksrc=/usr/src/linux-source-6.1
+	local cp=$ksrc/scripts/checkpatch.pl
 
 	module_lint 6.1
 	module_lint 6.12
 
 	if [ -x "$cp" ]; then
 		# Sources only: kbuild leaves a generated tailor.mod.c beside them.
-		if PATH=/usr/bin:$PATH "$cp" --strict --no-tree --quiet --terse -f \
-			$(ls kmod/*.c kmod/*.h kmod/uapi/*.h | grep -v '\.mod\.c$') \
+		if (cd "$ksrc" && PATH=/usr/bin:$PATH "$cp" --strict --quiet --terse -f \
+			$(ls "$top"/kmod/*.c "$top"/kmod/*.h "$top"/kmod/uapi/*.h | grep -v '\.mod\.c$')) \
 			>"$out/checkpatch.log" 2>&1; then
 			result "checkpatch --strict on kmod/" 0
 		else
@@ -90,7 +116,10 @@ native() {
 		tail -3 "$out/patches.log"
 		result "patches/ apply to linux-source-6.1" 1 "see $out/patches.log"
 	fi
-	if [ -x "$cp" ] && PATH=/usr/bin:$PATH "$cp" --strict --quiet patches/*.patch >"$out/checkpatch-patches.log" 2>&1; then
+	# From the kernel tree: inside a git work tree checkpatch misreads
+	# patch files as files to check.
+	if [ -x "$cp" ] && (cd "$ksrc" && PATH=/usr/bin:$PATH "$cp" --strict --quiet \
+		"$top"/patches/*.patch) >"$out/checkpatch-patches.log" 2>&1; then
 		result "checkpatch --strict on patches/" 0
 	else
 		head -10 "$out/checkpatch-patches.log"
@@ -105,6 +134,20 @@ native() {
 	else
 		tail -5 "$out/uapi_test.log"
 		result "uapi unit test (ASan, UBSan)" 1 "see $out/uapi_test.log"
+	fi
+
+	if make -s -C "$top" userspace workloads >"$out/userspace.log" 2>&1; then
+		result "tailor command and workloads build with -Werror" 0
+	else
+		tail -5 "$out/userspace.log"
+		result "tailor command and workloads build with -Werror" 1 "see $out/userspace.log"
+	fi
+	unit_tests
+	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
+		result "recording reader fuzzed for ${FUZZ_SECONDS:-60} s (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$') inputs" 0
+	else
+		grep -E 'ERROR|SUMMARY|Test unit written' "$out/fuzz.log" | head -5
+		result "recording reader fuzzing" 1 "see $out/fuzz.log"
 	fi
 
 	if make -s -C "$top" kselftests >"$out/kselftests.log" 2>&1; then

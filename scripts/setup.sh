@@ -19,6 +19,7 @@ base_pkgs=(
 	libdw-dev libpfm4-dev
 	qemu-system-x86 busybox-static cpio sparse
 	python3-ply python3-git
+	clang libclang-rt-14-dev
 	xz-utils zstd
 )
 

@@ -47,7 +47,7 @@ find_release() {
 	return 1
 }
 
-tests="tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_module_test"
+tests="tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_module_test"
 append=""
 case $box in
 debug | debug-unstable)
@@ -79,12 +79,14 @@ mkdir -p "$out"
 
 echo "== box $name: building tailor.ko and kselftests"
 make -s -C "$top" module KDIR="$kdir" MODULE_OUT="$out/kmod"
-make -s -C "$top" kselftests
+make -s -C "$top" kselftests userspace workloads
 
 payload=$out/payload
 rm -rf "$payload"
-mkdir -p "$payload/kselftest"
+mkdir -p "$payload/kselftest" "$payload/bin" "$payload/workloads"
 cp "$out/kmod/kmod/tailor.ko" "$payload/"
+cp "$top/build/userspace/tailor" "$payload/bin/"
+cp "$top"/build/workloads/* "$payload/workloads/"
 cp "$top/tests/box/run-in-box.sh" "$payload/"
 cp "$top"/build/kselftest/tailor_*_test "$payload/kselftest/"
 # The module test reloads tailor.ko, so it goes last.

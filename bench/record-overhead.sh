@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# record-overhead.sh - what recording costs, tailor against perf.
+#
+# In the test box (Debian 6.1, QEMU TCG, software clock), runs the same
+# CPU-bound workload (tw_work: a fixed number of loop iterations) bare,
+# under 'tailor record' and under 'perf record -e cpu-clock' at the same
+# frequency, several times each, and prints the median wall times, each
+# profiler's overhead as a ratio to the bare run, and the bytes each
+# recording takes per sample.  A benchmark: it prints figures and never
+# fails a build.  Under TCG every figure is inflated; compare the rows.
+#
+# Usage: bench/record-overhead.sh [--freq HZ] [--iterations N] [--runs N] [--box 6.1|6.12]
+set -euo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+freq=1000 iterations=400000000 runs=5 box=6.1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--freq) freq=$2; shift 2 ;;
+	--iterations) iterations=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--box) box=$2; shift 2 ;;
+	*) echo "record-overhead: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+release=$(ls /boot | sed -n "s/^vmlinuz-\($box\.[0-9].*\)/\1/p" | sort -V | tail -1)
+[ -n "$release" ] && [ -d "/usr/src/linux-headers-$release" ] || {
+	echo "record-overhead: no kernel $box with headers; run scripts/setup.sh" >&2; exit 1; }
+out=$top/build/bench-record
+payload=$out/payload
+rm -rf "$payload"
+mkdir -p "$payload/bin" "$payload/workloads"
+make -s -C "$top" module KDIR="/usr/src/linux-headers-$release" MODULE_OUT="$out/kmod"
+make -s -C "$top" userspace workloads
+cp "$out/kmod/kmod/tailor.ko" "$payload/"
+cp "$top/build/userspace/tailor" "$payload/bin/"
+cp "$top"/build/workloads/* "$payload/workloads/"
+
+cat >"$payload/run-in-box.sh" <<INBOX
+#!/bin/sh
+# Runs in the box: time each configuration, print one parseable line each.
+insmod /tailor/tailor.ko || exit 1
+w="/tailor/workloads/tw_work $iterations"
+now() { awk '{ print \$1 }' /proc/uptime; }
+for i in \$(seq $runs); do
+	t0=\$(now); \$w; t1=\$(now)
+	echo "BENCH bare \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }')"
+	t0=\$(now)
+	/tailor/bin/tailor record -q -F $freq -o /tmp/t.rec -- \$w
+	t1=\$(now)
+	n=\$(/tailor/bin/tailor dump /tmp/t.rec | sed -n 's/^samples: //p')
+	echo "BENCH tailor \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/t.rec) \$n"
+	t0=\$(now)
+	perf record -q -e cpu-clock -F $freq -o /tmp/p.data -- \$w 2>/dev/null
+	t1=\$(now)
+	n=\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l)
+	echo "BENCH perf \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/p.data) \$n"
+done
+rmmod tailor
+INBOX
+chmod +x "$payload/run-in-box.sh"
+
+TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
+"$top/tests/box/boot.sh" --kernel "/boot/vmlinuz-$release" --initrd "$out/initramfs.cpio.gz" \
+	--log "$out/console.log" --timeout 1800 >/dev/null
+
+tr -d '\r' <"$out/console.log" | awk -v freq="$freq" -v iters="$iterations" '
+/^BENCH / {
+	t[$2, ++n[$2]] = $3
+	if ($2 != "bare") { bytes[$2] += $4; samples[$2] += $5 }
+}
+function median(k,   i, j, c, a, tmp) {
+	c = n[k]
+	for (i = 1; i <= c; i++) a[i] = t[k, i]
+	for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+		if (a[j] < a[i]) { tmp = a[i]; a[i] = a[j]; a[j] = tmp }
+	return a[int((c + 1) / 2)]
+}
+END {
+	if (!n["bare"]) { print "record-overhead: no results (see build/bench-record/console.log)"; exit 1 }
+	b = median("bare")
+	printf "tw_work %s iterations, %s Hz, %d runs each (test box, TCG, software clock)\n", iters, freq, n["bare"]
+	printf "%-8s %10s %10s %14s %14s\n", "", "median s", "overhead", "samples/run", "bytes/sample"
+	printf "%-8s %10.3f %10s %14s %14s\n", "bare", b, "-", "-", "-"
+	split("tailor perf", names, " ")
+	for (i = 1; i <= 2; i++) {
+		k = names[i]
+		m = median(k)
+		printf "%-8s %10.3f %9.1f%% %14.0f %14.1f\n", k, m, (m / b - 1) * 100,
+		       samples[k] / n[k], samples[k] ? bytes[k] / samples[k] : 0
+	}
+}'

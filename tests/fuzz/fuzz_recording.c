@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target for the recording reader: every tailor command trusts
+ * it with files that may be cut short or damaged, so no input may make it
+ * read out of bounds, crash or hang.  Each record it accepts is walked
+ * byte by byte (ASan catches a payload that runs past the input) and,
+ * for the types it validated, read the way the commands read them.
+ *
+ *   make -C userspace fuzz FUZZ_SECONDS=60
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tailor/recording.h"
+#include "uapi/tailor.h"
+
+static const char *const text_keys[] = {
+	"format", "tool", "record_size", "regs_mask", "event_config",
+	"reason", "samples", "a", "",
+};
+
+static volatile uint64_t sink;
+
+static void touch(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sum += p[i];
+	sink += sum;
+}
+
+/*
+ * @checked: the reader validated this text, so it has no NUL before its
+ * padding and every value's length is what strlen() sees.
+ */
+static void read_text(const void *text, size_t len, int checked)
+{
+	char buf[32];
+	uint64_t v;
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(text_keys) / sizeof(text_keys[0]); i++) {
+		n = tlr_kv_get(text, len, text_keys[i], buf, sizeof(buf));
+		if (n >= (int)sizeof(buf) || (checked && n >= 0 &&
+					       (size_t)n != strlen(buf)))
+			__builtin_trap();
+		if (tlr_kv_get_u64(text, len, text_keys[i], &v) == 0)
+			sink += v;
+	}
+}
+
+/* Walk the samples as a report would: the reader vouched for the sizes. */
+static void read_samples(const struct tlr_record *rec)
+{
+	const unsigned char *p = rec->payload;
+	struct tlr_samples hdr;
+	uint32_t i;
+
+	memcpy(&hdr, p, sizeof(hdr));
+	for (i = 0; i < hdr.count; i++) {
+		const struct tailor_sample *s =
+			(const void *)(p + sizeof(hdr) +
+				       (size_t)i * hdr.record_size);
+
+		sink += s->tsc + s->ip + tailor_who_pid(s->who);
+		touch(s->regs, hdr.record_size - sizeof(*s));
+	}
+}
+
+static void read_record(const struct tlr_record *rec)
+{
+	const char *p = rec->payload;
+
+	touch(p, rec->size);
+	switch (rec->type) {
+	case TLR_META:
+	case TLR_END:
+		read_text(p, rec->size, 1);
+		break;
+	case TLR_SAMPLES:
+		read_samples(rec);
+		break;
+	case TLR_MMAP:
+		sink += strlen(p + sizeof(struct tlr_mmap));
+		break;
+	case TLR_COMM:
+		sink += strlen(p + sizeof(struct tlr_comm));
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint64_t expect_offset = sizeof(struct tlr_file_header);
+	struct tlr_reader *r;
+	struct tlr_record rec;
+	char err[256];
+	int ret;
+
+	/* The lookups must also survive text the reader never checked. */
+	read_text(data, size, 0);
+	r = tlr_reader_open_mem(data, size, err, sizeof(err));
+	if (!r)
+		return 0;
+	while ((ret = tlr_next(r, &rec)) == 1) {
+		/* Records tile the input and lie inside it. */
+		if (rec.offset != expect_offset || rec.size % 8 ||
+		    rec.size > size - rec.offset - 8 ||
+		    rec.payload != data + rec.offset + 8)
+			__builtin_trap();
+		expect_offset += 8 + (uint64_t)rec.size;
+		read_record(&rec);
+	}
+	/* The end, clean or not, stays where it is. */
+	if ((ret == 0 && expect_offset != size) ||
+	    (ret < 0 && strncmp(tlr_reader_error(r), "offset ", 7)) ||
+	    tlr_next(r, &rec) != ret)
+		__builtin_trap();
+	tlr_reader_close(r);
+	return 0;
+}

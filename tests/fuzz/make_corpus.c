@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Writes the fuzzer's seed recordings (tests/fuzz/corpus/) with the real
+ * writer, so the seeds are valid files libFuzzer mutates from rather than
+ * noise it must first turn into a header.  Run once by hand when the
+ * format changes:
+ *
+ *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Ikmod \
+ *       tests/fuzz/make_corpus.c userspace/lib/recording_writer.c \
+ *       -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/recording.h"
+#include "uapi/tailor.h"
+
+static const char meta[] =
+	"format=tailor-recording 1\n"
+	"tool=tailor 0.1\n"
+	"event=cycles\n"
+	"event_config=0x3c\n"
+	"record_size=32\n"
+	"regs_mask=0x800000\n";
+static const char end[] =
+	"reason=target-exited\n"
+	"samples=3\n";
+
+static int put(struct tlr_writer *w, uint32_t type, const void *a,
+	       size_t alen, const void *b, size_t blen)
+{
+	const void *parts[] = { a, b };
+	size_t lens[] = { alen, blen };
+
+	return tlr_write(w, type, parts, lens, b ? 2 : 1);
+}
+
+/* @count samples of @record_size bytes: tsc, ip, who, then registers. */
+static int put_samples(struct tlr_writer *w, uint32_t record_size,
+		       uint32_t count)
+{
+	struct tlr_samples hdr = { .record_size = record_size, .count = count };
+	uint64_t words[64] = { 0 };
+	uint32_t i, per = record_size / 8;
+
+	for (i = 0; i < count && (i + 1) * per <= 64; i++) {
+		words[i * per] = 5000 + i * 100;
+		words[i * per + 1] = 0x401000 + i * 4;
+		words[i * per + 2] = tailor_who_pack(100 + i, 100, i, 0);
+		words[i * per + 3] = 0xabc0 + i;
+	}
+	return put(w, TLR_SAMPLES, &hdr, sizeof(hdr), words,
+		   (size_t)count * record_size);
+}
+
+static int minimal(struct tlr_writer *w)
+{
+	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
+	       put(w, TLR_END, end, strlen(end), NULL, 0);
+}
+
+static int every_type(struct tlr_writer *w)
+{
+	static const char path[] = "/usr/bin/true";
+	static const char name[] = "true";
+	struct tlr_mmap m = { .tsc = 1, .pid = 100, .tid = 100,
+			      .start = 0x400000, .len = 0x1000, .prot = 5,
+			      .time_kind = TLR_TIME_START };
+	struct tlr_comm c = { .tsc = 2, .pid = 100, .tid = 100,
+			      .flags = TLR_COMM_EXEC };
+	struct tlr_task t = { .tsc = 3, .event = TLR_TASK_FORK, .pid = 100,
+			      .tid = 101, .ppid = 100, .ptid = 100 };
+
+	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
+	       put(w, TLR_MMAP, &m, sizeof(m), path, sizeof(path)) ||
+	       put(w, TLR_COMM, &c, sizeof(c), name, sizeof(name)) ||
+	       put(w, TLR_TASK, &t, sizeof(t), NULL, 0) ||
+	       put_samples(w, 32, 2) ||
+	       put(w, 77, "future", 6, NULL, 0) ||
+	       put_samples(w, 32, 1) ||
+	       put(w, TLR_END, end, strlen(end), NULL, 0);
+}
+
+/* Wider samples (more registers, a data address); no END: cut short. */
+static int wide_no_end(struct tlr_writer *w)
+{
+	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
+	       put_samples(w, 48, 3) ||
+	       put_samples(w, 24, 0);
+}
+
+static int make(const char *dir, const char *name,
+		int (*fill)(struct tlr_writer *))
+{
+	char path[4096];
+	struct tlr_writer *w;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	w = tlr_writer_create(path);
+	if (!w) {
+		perror(path);
+		return 1;
+	}
+	ret = fill(w);
+	if (tlr_writer_close(w) || ret) {
+		fprintf(stderr, "%s: write failed\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+		return 2;
+	}
+	return make(argv[1], "minimal.tlr", minimal) |
+	       make(argv[1], "every-type.tlr", every_type) |
+	       make(argv[1], "wide-no-end.tlr", wide_no_end);
+}

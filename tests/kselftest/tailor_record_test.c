@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tailor record end to end, in the test box: launch, attach and all-CPU
+ * modes on workloads with known threads; code dlopen'ed after start;
+ * interrupted and killed recordings; exit statuses; every bad option and
+ * environment failure with its message and exit code.  The recordings are
+ * checked through 'tailor dump'.  Needs tailor.ko loaded and root.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <grp.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include "tailor_util.h"
+#include "kselftest_harness.h"
+
+#define TAILOR		"/tailor/bin/tailor"
+#define WL		"/tailor/workloads/"
+#define OUT		"/tmp/tailor-record-test.rec"
+
+struct run {
+	int status;		/* exit code, or 128 + signal */
+	char *out;		/* all of stdout (leaked: each test is a process) */
+	char err[8192];
+};
+
+static char *slurp_all(const char *path)
+{
+	struct stat st;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) || !(buf = malloc(st.st_size + 1)))
+		return strdup("");
+	n = read(fd, buf, st.st_size);
+	buf[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(path);
+	return buf;
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	char *all = slurp_all(path);
+
+	snprintf(buf, len, "%s", all);
+	free(all);
+}
+
+/* Run @argv with output captured; @on_start (if any) runs with its pid. */
+static void run_ex(struct run *r, char *const argv[],
+		   void (*on_start)(pid_t pid, void *arg), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int o = open("/tmp/trt.out", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open("/tmp/trt.err", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	if (on_start)
+		on_start(pid, arg);
+	r->status = wait_exit_code(pid);
+	r->out = slurp_all("/tmp/trt.out");
+	slurp("/tmp/trt.err", r->err, sizeof(r->err));
+}
+
+static void run(struct run *r, char *const argv[])
+{
+	run_ex(r, argv, NULL, NULL);
+}
+
+/* The value of "key: value" in dump output, or NULL. */
+static const char *field_or_null(const char *out, const char *key, char *buf,
+				 size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = out;
+
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == ':' && p[klen + 1] == ' ') {
+			size_t n = strcspn(p + klen + 2, "\n");
+
+			snprintf(buf, len, "%.*s", (int)n, p + klen + 2);
+			return buf;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+#define ABSENT	"(absent)"
+
+static const char *field(const char *out, const char *key, char *buf,
+			 size_t len)
+{
+	const char *v = field_or_null(out, key, buf, len);
+
+	return v ? v : ABSENT;
+}
+
+static long long field_ll(const char *out, const char *key)
+{
+	char buf[256];
+
+	return field_or_null(out, key, buf, sizeof(buf)) ? atoll(buf) : -1;
+}
+
+static void dump(struct run *d, const char *extra)
+{
+	char *argv[] = { TAILOR, "dump", (char *)extra, OUT, NULL };
+
+	if (!extra) {
+		argv[2] = OUT;
+		argv[3] = NULL;
+	}
+	run(d, argv);
+}
+
+static void skip_unless_ready(struct __test_metadata *_metadata)
+{
+	if (access(TAILOR, X_OK) || access(TAILOR_DEVICE, F_OK))
+		SKIP(return, "needs %s and tailor.ko loaded", TAILOR);
+}
+
+TEST(launch_single_thread)
+{
+	char *argv[] = { TAILOR, "record", "-o", OUT, "-F", "1000", "--",
+			 WL "tw_spin", "400", "1", "0", NULL };
+	struct run r, d;
+	char buf[256];
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	/* The summary names what was recorded and what it cost. */
+	ASSERT_NE(NULL, strstr(r.err, "samples in"));
+	ASSERT_NE(NULL, strstr(r.err, "bytes per sample"));
+	dump(&d, "--mmaps");
+	ASSERT_EQ(0, d.status) TH_LOG("dump: %s", d.out);
+	ASSERT_STREQ("complete", field(d.out, "status", buf, sizeof(buf)));
+	ASSERT_STREQ("target-exited", field(d.out, "end.reason", buf, sizeof(buf)));
+	ASSERT_STREQ("timer", field(d.out, "meta.source_used", buf, sizeof(buf)));
+	ASSERT_STREQ("0x800000", field(d.out, "meta.regs_mask", buf, sizeof(buf)));
+	ASSERT_STRNE(ABSENT, field(d.out, "meta.cpu_model", buf, sizeof(buf)));
+	ASSERT_LT(0, field_ll(d.out, "meta.tsc_khz_measured"));
+	ASSERT_LE(150, field_ll(d.out, "samples"));
+	ASSERT_EQ(1, field_ll(d.out, "threads"));
+	ASSERT_EQ(0, field_ll(d.out, "end.lost"));
+	ASSERT_EQ(field_ll(d.out, "end.produced"), field_ll(d.out, "end.delivered"));
+	ASSERT_EQ(field_ll(d.out, "samples"), field_ll(d.out, "end.delivered"));
+	/* The launched binary's own mapping, seen as it was exec'd. */
+	ASSERT_NE(NULL, strstr(d.out, "path=" WL "tw_spin"));
+}
+
+TEST(launch_multi_thread_and_exit_status)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_spin",
+			 "300", "4", "7", NULL };
+	struct run r, d;
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	/* tailor record returns the command's exit status. */
+	ASSERT_EQ(7, r.status) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ(0, strlen(r.err)) TH_LOG("-q printed: %s", r.err);
+	dump(&d, NULL);
+	ASSERT_EQ(0, d.status);
+	ASSERT_EQ(4, field_ll(d.out, "threads")) TH_LOG("%s", d.out);
+	ASSERT_EQ(7, field_ll(d.out, "end.exit_status"));
+}
+
+TEST(command_not_found)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--",
+			 "/nonexistent/engine", NULL };
+	struct run r;
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(127, r.status);
+	ASSERT_NE(NULL, strstr(r.err, "cannot run '/nonexistent/engine'")) TH_LOG("%s", r.err);
+}
+
+TEST(dlopen_after_start_is_mapped_and_sampled)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "-F", "1000", "--",
+			 WL "tw_dlopen", WL "libtw_jit.so", "500", NULL };
+	unsigned long long lo = 0, hi = 0, ip;
+	size_t inside = 0, total = 0;
+	struct run r, dd, *d = &dd;
+	const char *p;
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	{
+		char *dargv[] = { TAILOR, "dump", "--mmaps", "--samples", "1000000",
+				  OUT, NULL };
+
+		run(d, dargv);
+	}
+	/* The mapping made 200 ms after start is in the recording... */
+	for (p = strstr(d->out, "mmap: "); p; p = strstr(p + 1, "mmap: ")) {
+		const char *nl = strchr(p, '\n');
+		const char *path = strstr(p, "path=");
+
+		if (path && (!nl || path < nl) && strstr(path, "libtw_jit.so") &&
+		    (!nl || strstr(path, "libtw_jit.so") < nl) &&
+		    sscanf(p, "mmap: pid=%*u start=%llx end=%llx", &lo, &hi) == 2)
+			break;
+	}
+	ASSERT_LT(0, hi) TH_LOG("no mapping of libtw_jit.so in:\n%.4000s", d->out);
+	/* ...and the samples of its code fall inside it. */
+	for (p = strstr(d->out, "sample: "); p; p = strstr(p + 1, "sample: ")) {
+		if (sscanf(p, "sample: tsc=%*u ip=%llx", &ip) != 1)
+			continue;
+		total++;
+		inside += ip >= lo && ip < hi;
+	}
+	TH_LOG("%zu of %zu samples inside libtw_jit.so [%llx, %llx)", inside,
+	       total, lo, hi);
+	ASSERT_LE(100, inside);
+}
+
+static void send_after(pid_t pid, void *arg)
+{
+	usleep(700000);
+	kill(pid, *(int *)arg);
+}
+
+TEST(sigint_leaves_a_complete_file)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_spin",
+			 "20000", "1", "0", NULL };
+	int sig = SIGINT;
+	struct run r, d;
+	char buf[256];
+
+	skip_unless_ready(_metadata);
+	run_ex(&r, argv, send_after, &sig);
+	/* The signal went on to the command, whose status tailor returns. */
+	ASSERT_EQ(128 + SIGINT, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, NULL);
+	ASSERT_EQ(0, d.status) TH_LOG("%s", d.out);
+	ASSERT_STREQ("signal SIGINT", field(d.out, "end.reason", buf, sizeof(buf)));
+	ASSERT_LT(0, field_ll(d.out, "samples"));
+}
+
+/* The first child of @parent, from /proc/<pid>/stat; 0 if none. */
+static pid_t child_of(pid_t parent)
+{
+	struct dirent *d;
+	pid_t found = 0;
+	DIR *dir = opendir("/proc");
+
+	while (dir && !found && (d = readdir(dir))) {
+		char path[300], line[512], *rp;
+		int ppid, fd;
+		ssize_t n;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		fd = open(path, O_RDONLY);
+		n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		line[n] = 0;
+		/* pid (comm) state ppid: comm may hold spaces and ')' */
+		rp = strrchr(line, ')');
+		if (rp && sscanf(rp + 1, " %*c %d", &ppid) == 1 && ppid == parent)
+			found = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static void kill_child_of(pid_t pid, void *arg)
+{
+	pid_t child = 0;
+	int tries;
+
+	(void)arg;
+	for (tries = 0; tries < 100 && !child; tries++) {
+		usleep(50000);
+		child = child_of(pid);
+	}
+	usleep(500000);
+	if (child > 0)
+		kill(child, SIGKILL);
+}
+
+TEST(killed_target_is_said)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_spin",
+			 "20000", "2", "0", NULL };
+	struct run r, d;
+	char buf[256];
+
+	skip_unless_ready(_metadata);
+	run_ex(&r, argv, kill_child_of, NULL);
+	ASSERT_EQ(128 + SIGKILL, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, NULL);
+	ASSERT_EQ(0, d.status) TH_LOG("%s", d.out);
+	ASSERT_STREQ("target-exited", field(d.out, "end.reason", buf, sizeof(buf)));
+	ASSERT_EQ(128 + SIGKILL, field_ll(d.out, "end.exit_status"));
+	ASSERT_LT(0, field_ll(d.out, "samples"));
+}
+
+TEST(killed_collector_leaves_a_readable_cut_file)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_spin",
+			 "3000", "1", "0", NULL };
+	int sig = SIGKILL;
+	struct run r, d;
+	char buf[512];
+
+	skip_unless_ready(_metadata);
+	run_ex(&r, argv, send_after, &sig);
+	ASSERT_EQ(128 + SIGKILL, r.status);
+	dump(&d, NULL);
+	/* Readable up to the last complete record, and says it is cut. */
+	ASSERT_EQ(3, d.status) TH_LOG("%s", d.out);
+	ASSERT_STRNE(ABSENT, field(d.out, "status", buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "cut short", 9)) TH_LOG("status: %s", buf);
+	ASSERT_LT(0, field_ll(d.out, "samples"));
+	ASSERT_STRNE(ABSENT, field(d.out, "meta.event", buf, sizeof(buf)));
+	/* The orphaned command is still burning CPU: stop it. */
+	system("pkill -KILL tw_spin");
+}
+
+TEST(full_disk_cuts_cleanly_and_says_why)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", "/mnt/tiny/t.rec", "-F",
+			 "1000", "--regs", "rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,r8,r9,r10,r11,r12,r13,r14,r15",
+			 "--", WL "tw_spin", "1500", "2", "0", NULL };
+	char *dargv[] = { TAILOR, "dump", "/mnt/tiny/t.rec", NULL };
+	struct run r, d;
+	char buf[512];
+
+	skip_unless_ready(_metadata);
+	mkdir("/mnt", 0755);
+	mkdir("/mnt/tiny", 0755);
+	ASSERT_EQ(0, mount("tmpfs", "/mnt/tiny", "tmpfs", 0, "size=96k"));
+	run(&r, argv);
+	/* The command ran to its end; the recording reports the failure. */
+	EXPECT_EQ(1, r.status);
+	EXPECT_NE(NULL, strstr(r.err, "No space left on device")) TH_LOG("%s", r.err);
+	run(&d, dargv);
+	umount("/mnt/tiny");
+	ASSERT_NE(1, d.status) TH_LOG("%s", d.out);
+	ASSERT_STRNE(ABSENT, field(d.out, "status", buf, sizeof(buf)));
+	TH_LOG("status: %s; reason %s", buf, field(d.out, "end.reason", buf + 256, 256));
+	ASSERT_LT(0, field_ll(d.out, "samples"));
+	/* Either END made it (reason given) or the reader says cut short. */
+	if (d.status == 0) {
+		ASSERT_EQ(0, strncmp(buf + 256, "write-error No space left", 25));
+	} else {
+		ASSERT_EQ(0, strncmp(buf, "cut short", 9));
+	}
+}
+
+TEST(attach_to_running_process)
+{
+	char pidbuf[16];
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--duration", "0.6",
+			 "-p", pidbuf, NULL };
+	struct run r, d;
+	char buf[256];
+	pid_t victim;
+
+	skip_unless_ready(_metadata);
+	victim = fork();
+	ASSERT_LE(0, victim);
+	if (victim == 0) {
+		execl(WL "tw_spin", "tw_spin", "3000", "2", "0", NULL);
+		_exit(126);
+	}
+	usleep(200000);
+	snprintf(pidbuf, sizeof(pidbuf), "%d", victim);
+	run(&r, argv);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, "--mmaps");
+	ASSERT_EQ(0, d.status);
+	ASSERT_STREQ("duration", field(d.out, "end.reason", buf, sizeof(buf)));
+	ASSERT_STREQ("pid", field(d.out, "meta.target", buf, sizeof(buf)));
+	ASSERT_EQ(2, field_ll(d.out, "threads")) TH_LOG("%s", d.out);
+	/* Mappings that existed before attach come from /proc (time_kind 3). */
+	ASSERT_NE(NULL, strstr(d.out, "time_kind=3 path=" WL "tw_spin"));
+}
+
+TEST(all_cpus)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-a", "-o", OUT, "--duration",
+			 "0.4", NULL };
+	struct run r, d;
+	char buf[256];
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, NULL);
+	ASSERT_EQ(0, d.status);
+	ASSERT_STREQ("all-cpus", field(d.out, "meta.target", buf, sizeof(buf)));
+	ASSERT_LT(0, field_ll(d.out, "samples"));
+	ASSERT_LT(0, field_ll(d.out, "mmaps"));
+}
+
+struct bad_run {
+	const char *args[8];
+	int status;
+	const char *message;
+};
+
+static const struct bad_run bad_runs[] = {
+	{ { "-c", "abc", "--", "true" }, 2, "invalid value 'abc' for -c/--period" },
+	{ { "-F", "0", "--", "true" }, 2, "invalid value '0' for -F/--freq" },
+	{ { "-F", "200000", "--", "true" }, 2, "-F/--freq" },
+	{ { "-c", "5", "-F", "5", "--", "true" }, 2, "exclude each other" },
+	{ { "--source", "gpu", "--", "true" }, 2, "'gpu' for --source" },
+	{ { "--regs", "r99", "--", "true" }, 2, "unknown register 'r99'" },
+	{ { "--filter", "some", "--", "true" }, 2, "'some' for --filter" },
+	{ { "--precise", "4", "--", "true" }, 2, "'4' for --precise" },
+	{ { "--duration", "-1", "--", "true" }, 2, "for --duration" },
+	{ { "--bogus", "--", "true" }, 2, "unknown option '--bogus'" },
+	{ { "-o" }, 2, "needs a value" },
+	{ { "-q" }, 2, "say what to profile" },
+	{ { "-p", "1", "-a" }, 2, "say what to profile" },
+	{ { "-p", "0" }, 2, "-p/--pid" },
+	{ { "-e", "INST_RETIRED.PREC_DIST", "--source", "pebs", "--", "true" }, 1,
+	  "INST_RETIRED.PREC_DIST" },
+	{ { "--source", "pebs", "--", "true" }, 1, "needs PEBS" },
+	{ { "-o", "/nonexistent/dir/x.rec", "--", "true" }, 1,
+	  "cannot create '/nonexistent/dir/x.rec'" },
+	{ { "-p", "4194000" }, 1, "no process 4194000" },
+};
+
+TEST(bad_options_and_failures_name_the_problem)
+{
+	size_t i, j;
+
+	skip_unless_ready(_metadata);
+	for (i = 0; i < sizeof(bad_runs) / sizeof(bad_runs[0]); i++) {
+		char *argv[16] = { TAILOR, "record" };
+		struct run r;
+
+		for (j = 0; bad_runs[i].args[j]; j++)
+			argv[2 + j] = (char *)bad_runs[i].args[j];
+		run(&r, argv);
+		EXPECT_EQ(bad_runs[i].status, r.status) {
+			TH_LOG("case %zu (%s ...): stderr %s", i, bad_runs[i].args[0], r.err);
+		}
+		EXPECT_NE(NULL, strstr(r.err, bad_runs[i].message)) {
+			TH_LOG("case %zu: expected '%s' in: %s", i, bad_runs[i].message, r.err);
+		}
+		/* One sentence: a single line. */
+		EXPECT_EQ(strlen(r.err) - 1, strcspn(r.err, "\n")) {
+			TH_LOG("case %zu: more than one line: %s", i, r.err);
+		}
+	}
+}
+
+TEST(help_documents_every_option)
+{
+	static const char *const opts[] = {
+		"--event", "--period", "--freq", "--source", "--precise", "--regs",
+		"--data-addr", "--filter", "--pid", "--all-cpus", "--output",
+		"--duration", "--ring-records", "--quiet", "--help",
+	};
+	char *argv[] = { TAILOR, "record", "--help", NULL };
+	size_t i, missing = 0;
+	struct run r;
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (!strstr(r.out, opts[i])) {
+			TH_LOG("option %zu undocumented", i);
+			missing++;
+		}
+	}
+	ASSERT_EQ(0, missing);
+}
+
+TEST(no_permission_and_no_module)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", "/tmp/x.rec", "--", "true", NULL };
+	gid_t groups[] = { 4242 };
+	struct run r;
+	pid_t pid;
+
+	skip_unless_ready(_metadata);
+	/* Not root, no open_gid: the device refuses; tailor says what to do. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int e = open("/tmp/trt.user.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+		if (setgroups(1, groups) || setgid(4242) || setuid(4242))
+			_exit(100);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	r.status = wait_exit_code(pid);
+	slurp("/tmp/trt.user.err", r.err, sizeof(r.err));
+	ASSERT_EQ(1, r.status);
+	ASSERT_NE(NULL, strstr(r.err, "no permission to open /dev/tailor")) TH_LOG("%s", r.err);
+
+	/* Module unloaded: tailor says how to load it. */
+	ASSERT_EQ(0, system("rmmod tailor"));
+	run(&r, argv);
+	ASSERT_EQ(0, system("insmod /tailor/tailor.ko"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_NE(NULL, strstr(r.err, "not loaded")) TH_LOG("%s", r.err);
+}
+
+TEST_HARNESS_MAIN

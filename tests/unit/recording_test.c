@@ -1,0 +1,1102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The recording library (userspace/lib/recording_*.c) against the spec in
+ * docs/recording-format.md: a recording written and read back field by
+ * field, every prefix of it (a file cut short anywhere must read up to
+ * its last complete record), damaged files (refused with the offset of
+ * the damage), META/END lookups, and the writer's promise that a failed
+ * write (disk full, file size limit) leaves only complete records.
+ * Built with ASan and UBSan; prints TAP.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tailor/recording.h"
+#include "uapi/tailor.h"
+
+static int failures;
+static char tmpdir[256];	/* short: file names are appended */
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("# %s:%d: CHECK(%s) failed\n",			\
+		       __FILE__, __LINE__, #cond);			\
+		failures++;						\
+	}								\
+} while (0)
+
+/* @msg must contain @want; show the message when it does not. */
+#define CHECK_MSG(msg, want) do {					\
+	const char *msg_ = (msg);					\
+	if (!msg_ || !strstr(msg_, (want))) {				\
+		printf("# %s:%d: message \"%s\" lacks \"%s\"\n",	\
+		       __FILE__, __LINE__, msg_ ? msg_ : "(null)",	\
+		       (want));						\
+		failures++;						\
+	}								\
+} while (0)
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static void tmp_path(char *buf, const char *name)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", tmpdir, name);
+}
+
+static size_t slurp(const char *path, unsigned char **out)
+{
+	struct stat st;
+	size_t len = 0;
+	FILE *f;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f || fstat(fileno(f), &st) < 0)
+		goto out;
+	*out = malloc(st.st_size ? st.st_size : 1);
+	if (*out)
+		len = fread(*out, 1, st.st_size, f);
+out:
+	if (f)
+		fclose(f);
+	return len;
+}
+
+static void spill(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	CHECK(f);
+	if (!f)
+		return;
+	CHECK(fwrite(data, 1, len, f) == len);
+	CHECK(fclose(f) == 0);
+}
+
+static int write2(struct tlr_writer *w, uint32_t type, const void *a,
+		  size_t alen, const void *b, size_t blen)
+{
+	const void *parts[] = { a, b };
+	size_t lens[] = { alen, blen };
+
+	return tlr_write(w, type, parts, lens, b ? 2 : 1);
+}
+
+/* ---- the reference recording ---- */
+
+static const char meta_text[] =
+	"format=tailor-recording 1\n"
+	"tool=tailor 0.1\n"
+	"event_type=0\n"
+	"event=cycles\n"
+	"regs_mask=0x800000\n"
+	"record_size=32\n"
+	"nr_cpus=8\n"
+	"command=env A=1 ./prog\n";
+static const char end_text[] =
+	"reason=target-exited\n"
+	"samples=5\n"
+	"exit_status=0\n";
+static const char mmap_path[] = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+static const char comm_name[] = "worker-3";
+
+#define NR_REFERENCE	8
+struct expect {
+	uint32_t type;
+	uint32_t size;		/* payload, padded */
+	uint64_t offset;
+};
+static struct expect reference[NR_REFERENCE];
+static char reference_path[PATH_MAX];
+static size_t reference_len;
+
+/* Sample @i of a batch: tsc, ip, who, r15, as /dev/tailor lays them out. */
+static void make_sample(uint64_t *words, unsigned int batch, unsigned int i)
+{
+	words[0] = 1000000 + batch * 100000 + i * 1000;
+	words[1] = 0x401000 + i * 16;
+	words[2] = tailor_who_pack(4242 + i, 4242, batch * 2 + i,
+				   TAILOR_SF_EXACT_IP);
+	words[3] = 0x7a110000 + batch * 16 + i;
+}
+
+static const unsigned int batch_count[2] = { 3, 2 };
+
+static int write_samples(struct tlr_writer *w, unsigned int batch)
+{
+	struct tlr_samples hdr = { .record_size = 32,
+				   .count = batch_count[batch] };
+	uint64_t words[4 * 3];
+	unsigned int i;
+
+	for (i = 0; i < hdr.count; i++)
+		make_sample(&words[4 * i], batch, i);
+	return write2(w, TLR_SAMPLES, &hdr, sizeof(hdr), words,
+		      hdr.count * 32);
+}
+
+static const struct tlr_mmap ref_mmap = {
+	.tsc = 999, .pid = 4242, .tid = 4243, .start = 0x7f0000001000,
+	.len = 0x195000, .pgoff = 0x28000, .inode = 1234567,
+	.dev_major = 254, .dev_minor = 1, .prot = 5, .time_kind = TLR_TIME_START,
+};
+static const struct tlr_comm ref_comm = {
+	.tsc = 1001, .pid = 4242, .tid = 4244, .flags = TLR_COMM_EXEC,
+	.time_kind = TLR_TIME_PERF,
+};
+static const struct tlr_task ref_task = {
+	.tsc = 1002, .event = TLR_TASK_FORK, .time_kind = TLR_TIME_SEEN,
+	.pid = 4242, .tid = 4245, .ppid = 4242, .ptid = 4243,
+};
+
+static void expect_record(int i, uint32_t type, size_t payload)
+{
+	reference[i].type = type;
+	reference[i].size = pad8(payload);
+	reference[i].offset = i ? reference[i - 1].offset + 8 +
+				  reference[i - 1].size : 32;
+}
+
+static void write_reference(void)
+{
+	struct tlr_writer *w;
+
+	tmp_path(reference_path, "reference.tlr");
+	w = tlr_writer_create(reference_path);
+	CHECK(w);
+	if (!w)
+		return;
+	CHECK(tlr_writer_size(w) == 32);
+	CHECK(write2(w, TLR_META, meta_text, strlen(meta_text), NULL, 0) == 0);
+	CHECK(write_samples(w, 0) == 0);
+	CHECK(write_samples(w, 1) == 0);
+	CHECK(write2(w, TLR_MMAP, &ref_mmap, sizeof(ref_mmap), mmap_path,
+		     sizeof(mmap_path)) == 0);
+	CHECK(write2(w, TLR_COMM, &ref_comm, sizeof(ref_comm), comm_name,
+		     sizeof(comm_name)) == 0);
+	CHECK(write2(w, TLR_TASK, &ref_task, sizeof(ref_task), NULL, 0) == 0);
+	CHECK(write2(w, 77, "hello", 5, NULL, 0) == 0);
+	CHECK(write2(w, TLR_END, end_text, strlen(end_text), NULL, 0) == 0);
+
+	expect_record(0, TLR_META, strlen(meta_text));
+	expect_record(1, TLR_SAMPLES, 8 + 3 * 32);
+	expect_record(2, TLR_SAMPLES, 8 + 2 * 32);
+	expect_record(3, TLR_MMAP, sizeof(ref_mmap) + sizeof(mmap_path));
+	expect_record(4, TLR_COMM, sizeof(ref_comm) + sizeof(comm_name));
+	expect_record(5, TLR_TASK, sizeof(ref_task));
+	expect_record(6, 77, 5);
+	expect_record(7, TLR_END, strlen(end_text));
+	reference_len = reference[7].offset + 8 + reference[7].size;
+
+	CHECK(tlr_writer_size(w) == reference_len);
+	CHECK(tlr_writer_error(w) == 0);
+	CHECK(tlr_writer_close(w) == 0);
+}
+
+static void check_samples(const struct tlr_record *rec, unsigned int batch)
+{
+	const unsigned char *p = rec->payload;
+	struct tlr_samples hdr;
+	uint64_t words[4];
+	unsigned int i;
+
+	memcpy(&hdr, p, sizeof(hdr));
+	CHECK(hdr.record_size == 32);
+	CHECK(hdr.count == batch_count[batch]);
+	for (i = 0; i < hdr.count && i < 3; i++) {
+		const struct tailor_sample *s = (const void *)(p + 8 + 32 * i);
+
+		make_sample(words, batch, i);
+		CHECK(s->tsc == words[0]);
+		CHECK(s->ip == words[1]);
+		CHECK(tailor_who_tid(s->who) == 4242 + i);
+		CHECK(tailor_who_pid(s->who) == 4242);
+		CHECK(tailor_who_cpu(s->who) == batch * 2 + i);
+		CHECK(tailor_who_flags(s->who) == TAILOR_SF_EXACT_IP);
+		CHECK(s->regs[0] == words[3]);
+	}
+}
+
+static void check_text(const struct tlr_record *rec, const char *text)
+{
+	const unsigned char *p = rec->payload;
+	size_t len = strlen(text), i;
+
+	CHECK(memcmp(p, text, len) == 0);
+	for (i = len; i < rec->size; i++)
+		CHECK(p[i] == 0);
+}
+
+static void check_reference_payload(int i, const struct tlr_record *rec)
+{
+	const char *p = rec->payload;
+	char buf[64];
+	uint64_t v;
+
+	switch (i) {
+	case 0:
+		check_text(rec, meta_text);
+		CHECK(tlr_kv_get(p, rec->size, "format", buf, sizeof(buf)) == 18);
+		CHECK(strcmp(buf, "tailor-recording 1") == 0);
+		CHECK(tlr_kv_get_u64(p, rec->size, "record_size", &v) == 0 &&
+		      v == 32);
+		CHECK(tlr_kv_get_u64(p, rec->size, "regs_mask", &v) == 0 &&
+		      v == 1ull << TAILOR_REG_R15);
+		break;
+	case 1:
+	case 2:
+		check_samples(rec, i - 1);
+		break;
+	case 3:
+		CHECK(memcmp(p, &ref_mmap, sizeof(ref_mmap)) == 0);
+		CHECK(strcmp(p + sizeof(ref_mmap), mmap_path) == 0);
+		break;
+	case 4:
+		CHECK(memcmp(p, &ref_comm, sizeof(ref_comm)) == 0);
+		CHECK(strcmp(p + sizeof(ref_comm), comm_name) == 0);
+		break;
+	case 5:
+		CHECK(memcmp(p, &ref_task, sizeof(ref_task)) == 0);
+		break;
+	case 6:
+		CHECK(memcmp(p, "hello\0\0\0", 8) == 0);
+		break;
+	case 7:
+		check_text(rec, end_text);
+		CHECK(tlr_kv_get(p, rec->size, "reason", buf, sizeof(buf)) == 13);
+		CHECK(strcmp(buf, "target-exited") == 0);
+		CHECK(tlr_kv_get_u64(p, rec->size, "samples", &v) == 0 && v == 5);
+		break;
+	}
+}
+
+/* Every record of the reference recording, in order, then a clean end. */
+static void check_reference(struct tlr_reader *r)
+{
+	struct tlr_record rec;
+	int i, ret;
+
+	for (i = 0; i < NR_REFERENCE; i++) {
+		ret = tlr_next(r, &rec);
+		CHECK(ret == 1);
+		if (ret != 1) {
+			printf("# record %d: %s\n", i, tlr_reader_error(r));
+			return;
+		}
+		CHECK(rec.type == reference[i].type);
+		CHECK(rec.size == reference[i].size);
+		CHECK(rec.offset == reference[i].offset);
+		CHECK((uintptr_t)rec.payload % 8 == 0);
+		check_reference_payload(i, &rec);
+	}
+	CHECK(tlr_next(r, &rec) == 0);
+	CHECK(tlr_next(r, &rec) == 0);
+	CHECK(strcmp(tlr_reader_error(r), "") == 0);
+}
+
+static void test_roundtrip_file(void)
+{
+	struct tlr_reader *r;
+	char err[256];
+
+	write_reference();
+	r = tlr_reader_open(reference_path, err, sizeof(err));
+	CHECK(r);
+	if (!r) {
+		printf("# %s\n", err);
+		return;
+	}
+	check_reference(r);
+	tlr_reader_close(r);
+}
+
+static void test_roundtrip_mem(void)
+{
+	unsigned char *data;
+	size_t len = slurp(reference_path, &data);
+	struct tlr_reader *r;
+	char err[256];
+
+	CHECK(len == reference_len);
+	/* The file starts with the header the spec describes. */
+	CHECK(memcmp(data, "TAILORRC\1\0\0\0\x20\0\0\0", 16) == 0);
+	r = tlr_reader_open_mem(data, len, err, sizeof(err));
+	CHECK(r);
+	if (r)
+		check_reference(r);
+	tlr_reader_close(r);
+	free(data);
+}
+
+/* A pipe cannot be mapped: the reader reads it instead. */
+static void test_roundtrip_fifo(void)
+{
+	char path[PATH_MAX], err[256];
+	unsigned char *data;
+	size_t len = slurp(reference_path, &data);
+	struct tlr_reader *r;
+	int status;
+	pid_t pid;
+
+	tmp_path(path, "fifo");
+	CHECK(mkfifo(path, 0600) == 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY);
+
+		_exit(fd < 0 || write(fd, data, len) != (ssize_t)len);
+	}
+	CHECK(pid > 0);
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(r);
+	if (r)
+		check_reference(r);
+	else
+		printf("# %s\n", err);
+	tlr_reader_close(r);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	free(data);
+}
+
+/* ---- cut short anywhere ---- */
+
+static void check_prefix(const unsigned char *full, size_t cut)
+{
+	unsigned char *data = malloc(cut ? cut : 1);
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	char err[256] = "", want[64];
+	bool boundary = cut == 32;
+	int n = 0, ret;
+
+	memcpy(data, full, cut);	/* exactly @cut bytes: ASan sees overreads */
+	r = tlr_reader_open_mem(data, cut, err, sizeof(err));
+	if (cut < 32) {
+		CHECK(!r);
+		CHECK_MSG(err, "cut short");
+		CHECK_MSG(err, "offset 0:");
+		tlr_reader_close(r);
+		free(data);
+		return;
+	}
+	CHECK(r);
+	if (!r) {
+		free(data);
+		return;
+	}
+	while ((ret = tlr_next(r, &rec)) == 1) {
+		CHECK(n < NR_REFERENCE && rec.offset == reference[n].offset &&
+		      rec.type == reference[n].type &&
+		      rec.size == reference[n].size);
+		CHECK(rec.offset + 8 + rec.size <= cut);
+		if (rec.offset + 8 + rec.size == cut)
+			boundary = true;
+		n++;
+	}
+	CHECK(n == NR_REFERENCE ||
+	      reference[n].offset + 8 + reference[n].size > cut);
+	if (boundary) {
+		CHECK(ret == 0);
+	} else {
+		CHECK(ret == -1);
+		CHECK_MSG(tlr_reader_error(r), "cut short");
+		snprintf(want, sizeof(want), "offset %" PRIu64 ":",
+			 n ? reference[n - 1].offset + 8 + reference[n - 1].size
+			   : 32);
+		CHECK_MSG(tlr_reader_error(r), want);
+	}
+	CHECK(tlr_next(r, &rec) == ret);
+	tlr_reader_close(r);
+	free(data);
+}
+
+static void test_every_prefix(void)
+{
+	unsigned char *full;
+	size_t len = slurp(reference_path, &full), cut;
+	int before = failures;
+
+	CHECK(len == reference_len);
+	for (cut = 0; cut <= len && failures - before < 10; cut++)
+		check_prefix(full, cut);
+	free(full);
+}
+
+/* The same through files: an empty one and one shorter than the header. */
+static void test_short_files(void)
+{
+	char path[PATH_MAX], err[512];
+	struct tlr_reader *r;
+
+	tmp_path(path, "empty.tlr");
+	spill(path, "", 0);
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(!r);
+	CHECK_MSG(err, "offset 0: empty file");
+	CHECK_MSG(err, "cut short");
+
+	tmp_path(path, "short.tlr");
+	spill(path, "TAILORRC\1\0", 10);
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(!r);
+	CHECK_MSG(err, "only 10 bytes, less than the 32-byte file header (file cut short)");
+
+	tmp_path(path, "hello.txt");
+	spill(path, "hello world\n", 12);
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(!r);
+	CHECK_MSG(err, "not a tailor recording (bad magic)");
+
+	tmp_path(path, "missing.tlr");
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(!r);
+	CHECK_MSG(err, "cannot open: ");
+	CHECK_MSG(err, strerror(ENOENT));
+
+	r = tlr_reader_open(tmpdir, err, sizeof(err));
+	CHECK(!r);
+	CHECK_MSG(err, "is a directory");
+
+	/* No room for a message is not a crash. */
+	CHECK(!tlr_reader_open(path, NULL, 0));
+	CHECK(!tlr_reader_open_mem("TAILORRC", 8, NULL, 0));
+	CHECK(!tlr_reader_open_mem(NULL, 0, err, sizeof(err)));
+	CHECK_MSG(err, "empty file");
+}
+
+/* ---- damaged files ---- */
+
+/*
+ * Patch @len bytes at @at of the reference recording and read it: @good
+ * records come through (-1: the open itself fails), then -1 with an
+ * error naming @offset and containing @what (an empty @what: the change
+ * is harmless, the file reads to its end).
+ */
+static void expect_damage(size_t at, const void *patch, size_t len, int good,
+			  uint64_t offset, const char *what)
+{
+	unsigned char *data;
+	size_t total = slurp(reference_path, &data);
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	char err[256], want[64];
+	int n = 0, ret;
+
+	CHECK(at + len <= total);
+	memcpy(data + at, patch, len);
+	snprintf(want, sizeof(want), "offset %" PRIu64 ":", offset);
+	r = tlr_reader_open_mem(data, total, err, sizeof(err));
+	if (good < 0) {
+		CHECK(!r);
+		CHECK_MSG(err, want);
+		CHECK_MSG(err, what);
+		tlr_reader_close(r);
+		free(data);
+		return;
+	}
+	CHECK(r);
+	if (!r) {
+		free(data);
+		return;
+	}
+	while ((ret = tlr_next(r, &rec)) == 1)
+		n++;
+	CHECK(n == good);
+	if (!*what) {		/* not damage after all: reads to the end */
+		CHECK(ret == 0);
+		CHECK_MSG(tlr_reader_error(r), "");
+	} else {
+		CHECK(ret == -1);
+		CHECK_MSG(tlr_reader_error(r), want);
+		CHECK_MSG(tlr_reader_error(r), what);
+		CHECK(tlr_next(r, &rec) == -1);
+	}
+	tlr_reader_close(r);
+	free(data);
+}
+
+static void damage_u32(size_t at, uint32_t v, int good, uint64_t offset,
+		       const char *what)
+{
+	expect_damage(at, &v, sizeof(v), good, offset, what);
+}
+
+static void test_bad_file_header(void)
+{
+	uint64_t one = 1;
+
+	expect_damage(0, "TAILORRD", 8, -1, 0, "not a tailor recording (bad magic)");
+	damage_u32(8, 2, -1, 8, "recording format version 2 is newer than this tailor (1)");
+	damage_u32(8, 0, -1, 8, "version 0");
+	damage_u32(12, 40, -1, 12, "header_size 40");
+	expect_damage(16, &one, 8, -1, 16, "flags 0x1");
+	expect_damage(24, &one, 8, -1, 24, "reserved");
+}
+
+static void test_bad_record_size(void)
+{
+	uint64_t at = reference[1].offset;
+
+	damage_u32(at + 4, 8 + 104 + 4, 1, at,
+		   "record of type 2 has size 116, not a multiple of 8");
+	damage_u32(at + 4, 4, 1, at, "size 4, less than its 8-byte header");
+	damage_u32(at + 4, 0, 1, at, "less than its 8-byte header");
+	damage_u32(at + 4, 0x80000000u, 1, at, "limit");
+	damage_u32(at + 4, TLR_MAX_RECORD_SIZE, 1, at, "(file cut short)");
+	damage_u32(at + 4, 8 + 104 + 4096, 1, at, "record of type 2 claims 4208 bytes but only");
+}
+
+static void test_bad_samples(void)
+{
+	uint64_t at = reference[1].offset;
+	uint32_t huge[2] = { 0xfffffff8u, 0xffffffffu };
+	uint32_t one_of_96[2] = { 96, 1 };
+
+	damage_u32(at + 8, 20, 1, at + 8, "SAMPLES record_size 20 is not a multiple of 8 >= 24");
+	damage_u32(at + 8, 28, 1, at + 8, "not a multiple of 8 >= 24");
+	damage_u32(at + 8, 0, 1, at + 8, "record_size 0");
+	/* The whole message, once: where, what, and which record. */
+	CHECK(at == 176);
+	damage_u32(at + 12, 4, 1, at + 12,
+		   "offset 188: SAMPLES count 4 of 32-byte samples needs 136 bytes but the payload has 104 (record at offset 176)");
+	/* count * record_size near 2^64: must not wrap. */
+	expect_damage(at + 8, huge, 8, 1, at + 12, "count 4294967295");
+	damage_u32(at + 12, 2, 1, at + 12, "32 bytes beyond its 2 samples");
+	/* One sample of 96 bytes fills the payload exactly: fine. */
+	expect_damage(at + 8, one_of_96, 8, NR_REFERENCE, 0, "");
+}
+
+static void test_bad_sideband(void)
+{
+	uint64_t mmap_at = reference[3].offset, comm_at = reference[4].offset;
+	uint64_t task_at = reference[5].offset;
+	char fill[64];
+
+	memset(fill, 'A', sizeof(fill));
+	expect_damage(mmap_at + 8 + 64, fill, reference[3].size - 64, 3,
+		      mmap_at + 8 + 64, "MMAP path is not NUL-terminated");
+	expect_damage(comm_at + 8 + 24, fill, reference[4].size - 24, 4,
+		      comm_at + 8 + 24, "COMM name is not NUL-terminated");
+	damage_u32(task_at + 16, 9, 5, task_at + 16,
+		   "TASK event 9 is neither 1 (fork) nor 2 (exit)");
+	damage_u32(task_at + 16, 0, 5, task_at + 16, "TASK event 0");
+	damage_u32(task_at + 16, TLR_TASK_EXIT, NR_REFERENCE, 0, "");
+	expect_damage(reference[0].offset + 8 + 5, "", 1, 0,
+		      reference[0].offset + 8 + 5,
+		      "META text has a NUL byte followed by more text");
+	expect_damage(reference[7].offset + 8 + 3, "", 1, 7,
+		      reference[7].offset + 8 + 3, "END text has a NUL");
+	/* An unknown type's payload is not looked at. */
+	damage_u32(task_at, 99, NR_REFERENCE, 0, "");
+}
+
+/* A recording of the file header and one record of @type. */
+static void expect_lone_record(uint32_t type, const void *payload,
+			       uint32_t len, int good, uint64_t offset,
+			       const char *what)
+{
+	struct tlr_file_header fh = { .version = 1, .header_size = 32 };
+	struct tlr_record_header rh = { .type = type, .size = 8 + len };
+	size_t total = sizeof(fh) + sizeof(rh) + len;
+	unsigned char *data = malloc(total);
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	char err[256], want[64];
+
+	memcpy(fh.magic, TLR_MAGIC, 8);
+	memcpy(data, &fh, sizeof(fh));
+	memcpy(data + sizeof(fh), &rh, sizeof(rh));
+	if (len)
+		memcpy(data + sizeof(fh) + sizeof(rh), payload, len);
+	r = tlr_reader_open_mem(data, total, err, sizeof(err));
+	CHECK(r);
+	if (r) {
+		CHECK(tlr_next(r, &rec) == (good ? 1 : -1));
+		if (good) {
+			CHECK(rec.type == type && rec.size == len);
+			CHECK(tlr_next(r, &rec) == 0);
+		} else {
+			snprintf(want, sizeof(want), "offset %" PRIu64 ":", offset);
+			CHECK_MSG(tlr_reader_error(r), want);
+			CHECK_MSG(tlr_reader_error(r), what);
+		}
+	}
+	tlr_reader_close(r);
+	free(data);
+}
+
+static void test_short_payloads(void)
+{
+	unsigned char buf[128];
+	struct tlr_samples empty = { .record_size = 24, .count = 0 };
+
+	memset(buf, 0, sizeof(buf));
+	expect_lone_record(TLR_SAMPLES, NULL, 0, 0, 40, "too short for its 8-byte header");
+	expect_lone_record(TLR_SAMPLES, &empty, 8, 1, 0, "");
+	expect_lone_record(TLR_MMAP, buf, 56, 0, 40, "shorter than its 64-byte fixed part");
+	expect_lone_record(TLR_MMAP, buf, 64, 0, 104, "MMAP path is not NUL-terminated");
+	expect_lone_record(TLR_MMAP, buf, 72, 1, 0, "");
+	expect_lone_record(TLR_COMM, buf, 16, 0, 40, "COMM payload of 16 bytes");
+	expect_lone_record(TLR_TASK, buf, 24, 0, 40, "TASK payload of 24 bytes");
+	expect_lone_record(TLR_META, NULL, 0, 1, 0, "");
+	expect_lone_record(TLR_END, buf, 8, 1, 0, "");
+	expect_lone_record(1000, NULL, 0, 1, 0, "");
+}
+
+/* ---- META/END lookups ---- */
+
+static const char kv_text[] =
+	"event_type=4\n"
+	"event=cycles\n"
+	"event_config=0x1c0\n"
+	"command=env A=1 ./prog\n"
+	"empty=\n"
+	"max=18446744073709551615\n"
+	"over=18446744073709551616\n"
+	"hexmax=0xffffffffffffffff\n"
+	"hexover=0x10000000000000000\n"
+	"upper=0XAbC\n"
+	"zeros=000000000000000000000000042\n"
+	"neg=-1\n"
+	"plus=+1\n"
+	"lead= 1\n"
+	"trail=1 \n"
+	"hexonly=0x\n"
+	"hexbad=0x1g\n"
+	"decbad=12a\n"
+	"dup=first\n"
+	"dup=second\n"
+	"last=no-newline\0\0\0\0";	/* NUL padding, as in a record */
+
+static int kv(const char *key, char *buf, size_t buflen)
+{
+	return tlr_kv_get(kv_text, sizeof(kv_text), key, buf, buflen);
+}
+
+static bool kv_is(const char *key, const char *want)
+{
+	char buf[64];
+
+	return kv(key, buf, sizeof(buf)) == (int)strlen(want) &&
+	       !strcmp(buf, want);
+}
+
+static void test_kv_get(void)
+{
+	char buf[64];
+
+	CHECK(kv_is("event", "cycles"));
+	CHECK(kv_is("event_type", "4"));
+	CHECK(kv_is("command", "env A=1 ./prog"));
+	CHECK(kv_is("empty", ""));
+	CHECK(kv_is("dup", "first"));
+	CHECK(kv_is("last", "no-newline"));
+	/* Whole keys at a line start only. */
+	CHECK(kv("even", buf, sizeof(buf)) == -1);
+	CHECK(kv("event_", buf, sizeof(buf)) == -1);
+	CHECK(kv("vent", buf, sizeof(buf)) == -1);
+	CHECK(kv("type", buf, sizeof(buf)) == -1);
+	CHECK(kv("A", buf, sizeof(buf)) == -1);
+	CHECK(kv("missing", buf, sizeof(buf)) == -1);
+	CHECK(kv("", buf, sizeof(buf)) == -1);
+	CHECK(kv("event=cycles", buf, sizeof(buf)) == -1);
+	/* The value and its NUL must fit. */
+	CHECK(kv("event", buf, 7) == 6);
+	CHECK(kv("event", buf, 6) == -1);
+	CHECK(kv("empty", buf, 1) == 0);
+	CHECK(kv("empty", NULL, 0) == -1);
+	/* Text cut mid-line: the value runs to the end. */
+	CHECK(tlr_kv_get(kv_text, 22, "event", buf, sizeof(buf)) == 3);
+	CHECK(strcmp(buf, "cyc") == 0);
+	CHECK(tlr_kv_get(kv_text, 0, "event", buf, sizeof(buf)) == -1);
+	CHECK(tlr_kv_get("", 0, "event", buf, sizeof(buf)) == -1);
+}
+
+static int kv_u64(const char *key, uint64_t *v)
+{
+	*v = 777;
+	return tlr_kv_get_u64(kv_text, sizeof(kv_text), key, v);
+}
+
+static void test_kv_get_u64(void)
+{
+	static const char *const bad[] = {
+		"over", "hexover", "neg", "plus", "lead", "trail", "hexonly",
+		"hexbad", "decbad", "empty", "event", "command", "missing",
+		"even",
+	};
+	unsigned int i;
+	uint64_t v;
+
+	CHECK(kv_u64("event_type", &v) == 0 && v == 4);
+	CHECK(kv_u64("event_config", &v) == 0 && v == 0x1c0);
+	CHECK(kv_u64("max", &v) == 0 && v == UINT64_MAX);
+	CHECK(kv_u64("hexmax", &v) == 0 && v == UINT64_MAX);
+	CHECK(kv_u64("upper", &v) == 0 && v == 0xabc);
+	CHECK(kv_u64("zeros", &v) == 0 && v == 42);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(kv_u64(bad[i], &v) == -1);
+		CHECK(v == 777);	/* untouched on failure */
+		if (v != 777)
+			printf("# key %s\n", bad[i]);
+	}
+}
+
+/* ---- the writer ---- */
+
+static void test_writer_layout(void)
+{
+	static const unsigned char want[] = {
+		9, 0, 0, 0, 24, 0, 0, 0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h',
+		'i', 0, 0, 0, 0, 0, 0, 0,
+		10, 0, 0, 0, 8, 0, 0, 0,
+		11, 0, 0, 0, 16, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+	};
+	static const char zeros[16];
+	const void *parts[] = { "abc", "defgh", "", "i" };
+	size_t lens[] = { 3, 5, 0, 1 };
+	char path[PATH_MAX];
+	struct tlr_writer *w;
+	unsigned char *data;
+	size_t len;
+
+	tmp_path(path, "layout.tlr");
+	w = tlr_writer_create(path);
+	CHECK(w);
+	if (!w)
+		return;
+	CHECK(tlr_write(w, 9, parts, lens, 4) == 0);
+	CHECK(tlr_writer_size(w) == 32 + 24);
+	CHECK(tlr_write(w, 10, NULL, NULL, 0) == 0);
+	CHECK(write2(w, 11, "\1\2\3\4\5\6\7\10", 8, NULL, 0) == 0);
+	CHECK(tlr_writer_size(w) == 32 + sizeof(want));
+	CHECK(tlr_write_flush(w) == 0);
+	CHECK(tlr_writer_size(w) == 32 + sizeof(want));
+	CHECK(tlr_writer_close(w) == 0);
+
+	len = slurp(path, &data);
+	CHECK(len == 32 + sizeof(want));
+	CHECK(len >= 32 && memcmp(data, "TAILORRC\1\0\0\0\x20\0\0\0", 16) == 0);
+	CHECK(len >= 32 && memcmp(data + 16, zeros, 16) == 0);
+	CHECK(len == 32 + sizeof(want) && !memcmp(data + 32, want, sizeof(want)));
+	free(data);
+}
+
+static void test_writer_refuses(void)
+{
+	const void *parts[] = { "x", "y" };
+	size_t lens[2];
+	char path[PATH_MAX];
+	struct tlr_writer *w;
+
+	tmp_path(path, "refuse.tlr");
+	w = tlr_writer_create(path);
+	CHECK(w);
+	if (!w)
+		return;
+	/* Too big: refused before the (too short) data is touched. */
+	lens[0] = TLR_MAX_RECORD_SIZE - 7;
+	CHECK(tlr_write(w, 2, parts, lens, 1) == -EINVAL);
+	lens[0] = TLR_MAX_RECORD_SIZE - 16;
+	lens[1] = 9;
+	CHECK(tlr_write(w, 2, parts, lens, 2) == -EINVAL);
+	lens[0] = SIZE_MAX / 2 + 1;
+	lens[1] = SIZE_MAX / 2 + 1;
+	CHECK(tlr_write(w, 2, parts, lens, 2) == -EINVAL);
+	lens[0] = SIZE_MAX;
+	lens[1] = 2;
+	CHECK(tlr_write(w, 2, parts, lens, 2) == -EINVAL);
+	lens[0] = 1;
+	CHECK(tlr_write(w, 2, parts, lens, -1) == -EINVAL);
+	CHECK(tlr_write(w, 2, NULL, lens, 1) == -EINVAL);
+	parts[1] = NULL;
+	CHECK(tlr_write(w, 2, parts, lens, 2) == -EINVAL);
+	/* Nothing was written and the writer still works. */
+	CHECK(tlr_writer_size(w) == 32);
+	CHECK(tlr_writer_error(w) == 0);
+	CHECK(tlr_write(w, 2, parts, lens, 1) == 0);
+	CHECK(tlr_writer_size(w) == 48);
+	CHECK(tlr_writer_close(w) == 0);
+	CHECK(tlr_writer_create("/nonexistent-dir/x.tlr") == NULL &&
+	      errno == ENOENT);
+}
+
+/*
+ * Records bigger than the writer's buffer, up to the 64 MiB limit, go
+ * straight to the file, in order with the buffered ones around them.
+ */
+static void test_writer_big_records(void)
+{
+	static const size_t sizes[] = {
+		16, (3u << 20) + 3, 5, (1u << 20) - 8, 1,
+		TLR_MAX_RECORD_SIZE - 13,	/* padded to the limit */
+	};
+	const unsigned int nr = sizeof(sizes) / sizeof(sizes[0]);
+	unsigned char *big = malloc(TLR_MAX_RECORD_SIZE);
+	char path[PATH_MAX], err[256];
+	struct tlr_writer *w;
+	struct tlr_reader *r;
+	struct tlr_record rec;
+	unsigned int i;
+	size_t j;
+
+	CHECK(big);
+	if (!big)
+		return;
+	for (j = 0; j < TLR_MAX_RECORD_SIZE; j++)
+		big[j] = (unsigned char)(j * 7 + (j >> 13));
+	tmp_path(path, "big.tlr");
+	w = tlr_writer_create(path);
+	CHECK(w);
+	for (i = 0; w && i < nr; i++)
+		CHECK(write2(w, 100 + i, big + i, sizes[i], NULL, 0) == 0);
+	CHECK(w && tlr_writer_close(w) == 0);
+
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(r);
+	for (i = 0; r && i < nr; i++) {
+		CHECK(tlr_next(r, &rec) == 1);
+		CHECK(rec.type == 100 + i && rec.size == pad8(sizes[i]));
+		CHECK(rec.size == pad8(sizes[i]) &&
+		      !memcmp(rec.payload, big + i, sizes[i]) &&
+		      !memcmp((const char *)rec.payload + sizes[i],
+			      "\0\0\0\0\0\0\0", rec.size - sizes[i]));
+	}
+	CHECK(r && tlr_next(r, &rec) == 0);
+	tlr_reader_close(r);
+	unlink(path);
+	free(big);
+}
+
+/* /dev/full: every write fails with ENOSPC, and keeps failing. */
+static void test_writer_disk_full(void)
+{
+	static char payload[64 << 10];
+	struct tlr_writer *w = tlr_writer_create("/dev/full");
+	int i, ret = 0;
+
+	CHECK(w);
+	if (!w)
+		return;
+	for (i = 0; i < 100 && !ret; i++)
+		ret = write2(w, 100, payload, sizeof(payload), NULL, 0);
+	CHECK(ret == -ENOSPC);
+	CHECK(i > 1);		/* the first ones only filled the buffer */
+	CHECK(write2(w, 100, "x", 1, NULL, 0) == -ENOSPC);
+	CHECK(tlr_write(w, 100, NULL, NULL, 0) == -ENOSPC);
+	CHECK(tlr_write_flush(w) == -ENOSPC);
+	CHECK(tlr_writer_error(w) == -ENOSPC);
+	CHECK(tlr_writer_size(w) == 0);
+	CHECK(tlr_writer_close(w) == -ENOSPC);
+
+	/* An explicit flush reports it too. */
+	w = tlr_writer_create("/dev/full");
+	CHECK(w);
+	if (!w)
+		return;
+	CHECK(write2(w, TLR_META, "a=b\n", 4, NULL, 0) == 0);
+	CHECK(tlr_write_flush(w) == -ENOSPC);
+	CHECK(write2(w, TLR_META, "a=b\n", 4, NULL, 0) == -ENOSPC);
+	CHECK(tlr_writer_close(w) == -ENOSPC);
+}
+
+/*
+ * In a child limited to @limit bytes per file (RLIMIT_FSIZE, SIGXFSZ
+ * ignored: writes past it fail with EFBIG), write numbered records of
+ * @payload bytes until the writer gives up.  Exit status 0 if the writer
+ * behaved, else the number of the check that failed.
+ */
+static void fsize_child(const char *path, rlim_t limit, size_t payload)
+{
+	struct rlimit rl = { .rlim_cur = limit, .rlim_max = limit };
+	unsigned char *buf = malloc(payload);
+	struct tlr_writer *w;
+	struct stat st;
+	uint64_t i;
+	size_t j;
+	int ret = 0;
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (!buf || setrlimit(RLIMIT_FSIZE, &rl) < 0)
+		_exit(10);
+	w = tlr_writer_create(path);
+	if (!w)
+		_exit(11);
+	for (i = 0; i < 100000 && !ret; i++) {
+		for (j = 0; j < payload; j++)
+			buf[j] = (unsigned char)(i + j);
+		memcpy(buf, &i, sizeof(i));
+		ret = write2(w, 100, buf, payload, NULL, 0);
+	}
+	if (ret != -EFBIG)
+		_exit(12);
+	if (write2(w, 100, buf, 8, NULL, 0) != -EFBIG ||
+	    tlr_write_flush(w) != -EFBIG || tlr_writer_error(w) != -EFBIG)
+		_exit(13);
+	if (stat(path, &st) < 0 || (uint64_t)st.st_size != tlr_writer_size(w))
+		_exit(14);
+	if (tlr_writer_close(w) != -EFBIG)
+		_exit(15);
+	_exit(0);
+}
+
+/* The file the child left holds whole, numbered records and ends cleanly. */
+static void check_fsize_file(const char *path, rlim_t limit, size_t payload)
+{
+	struct tlr_reader *r;
+	struct tlr_record rec;
+	char err[256];
+	uint64_t i = 0, num;
+	struct stat st;
+	int ret;
+
+	CHECK(stat(path, &st) == 0);
+	CHECK((uint64_t)st.st_size < limit);
+	r = tlr_reader_open(path, err, sizeof(err));
+	CHECK(r);
+	if (!r) {
+		printf("# %s\n", err);
+		return;
+	}
+	while ((ret = tlr_next(r, &rec)) == 1) {
+		const unsigned char *p = rec.payload;
+
+		memcpy(&num, p, sizeof(num));
+		CHECK(rec.type == 100 && rec.size == pad8(payload) && num == i);
+		CHECK(p[payload - 1] == (unsigned char)(i + payload - 1));
+		i++;
+	}
+	CHECK(ret == 0);	/* no partial record at the end */
+	if (ret)
+		printf("# %s\n", tlr_reader_error(r));
+	CHECK(i > 0);
+	CHECK((uint64_t)st.st_size == 32 + i * (8 + pad8(payload)));
+	tlr_reader_close(r);
+}
+
+static void fsize_case(const char *name, rlim_t limit, size_t payload)
+{
+	char path[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	tmp_path(path, name);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		fsize_child(path, limit, payload);
+	CHECK(pid > 0);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		printf("# child status 0x%x\n", status);
+	check_fsize_file(path, limit, payload);
+	unlink(path);
+}
+
+static void test_writer_fsize_buffered(void)
+{
+	/* Buffer flushes of ~1 MiB: the fourth crosses the limit. */
+	fsize_case("fsize-small.tlr", (3u << 20) + 12345, 4000);
+}
+
+static void test_writer_fsize_direct(void)
+{
+	/* Records bigger than the buffer: the third crosses the limit. */
+	fsize_case("fsize-big.tlr", (4u << 20) + 100, (3u << 19) + 5);
+}
+
+/* ---- main ---- */
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "write and read back a recording (mmap)", test_roundtrip_file },
+	{ "read back from memory", test_roundtrip_mem },
+	{ "read back from a pipe (read fallback)", test_roundtrip_fifo },
+	{ "every prefix reads up to its last complete record", test_every_prefix },
+	{ "empty, short, foreign and missing files", test_short_files },
+	{ "bad file header", test_bad_file_header },
+	{ "bad record sizes", test_bad_record_size },
+	{ "bad SAMPLES", test_bad_samples },
+	{ "bad MMAP, COMM, TASK, META, END", test_bad_sideband },
+	{ "payloads too short for their type", test_short_payloads },
+	{ "tlr_kv_get", test_kv_get },
+	{ "tlr_kv_get_u64", test_kv_get_u64 },
+	{ "writer record layout and padding", test_writer_layout },
+	{ "writer refuses bad records, stays usable", test_writer_refuses },
+	{ "writer: records bigger than its buffer, up to 64 MiB", test_writer_big_records },
+	{ "writer: disk full (/dev/full)", test_writer_disk_full },
+	{ "writer: file size limit while buffering", test_writer_fsize_buffered },
+	{ "writer: file size limit on a direct write", test_writer_fsize_direct },
+};
+
+static void remove_tmpdir(void)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(tmpdir);
+
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		tmp_path(path, de->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const int nr = sizeof(tests) / sizeof(tests[0]);
+	const char *base = getenv("TMPDIR");
+	int i, pass = 0, fail = 0;
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/recording_test.XXXXXX",
+		 base && *base ? base : "/tmp");
+	printf("TAP version 13\n1..%d\n", nr);
+	if (!mkdtemp(tmpdir)) {
+		printf("# mkdtemp %s: %s\n", tmpdir, strerror(errno));
+		printf("# Totals: pass:0 fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+		       nr);
+		return 1;
+	}
+	for (i = 0; i < nr; i++) {
+		int before = failures;
+
+		tests[i].fn();
+		if (failures == before)
+			pass++;
+		else
+			fail++;
+		printf("%s %d - %s\n", failures == before ? "ok" : "not ok",
+		       i + 1, tests[i].name);
+	}
+	remove_tmpdir();
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+	       pass, fail);
+	return fail ? 1 : 0;
+}

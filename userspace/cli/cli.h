@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The tailor command's internals: subcommands and the pieces they share
+ * (the /dev/tailor session, event names, side-band collection, host facts).
+ */
+#ifndef TAILOR_CLI_H
+#define TAILOR_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "uapi/tailor.h"
+#include "tailor/recording.h"
+
+#define TAILOR_VERSION	"0.1"
+
+/* Exit codes of the tailor command (launch mode returns the target's). */
+#define EXIT_USAGE	2	/* bad option or value */
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Print "tailor: " + message to stderr. */
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- device.c: the /dev/tailor session ---- */
+
+/* Open /dev/tailor; on failure prints one sentence saying what to do. */
+int device_open(void);
+int device_info(int fd, struct tailor_info *info);
+/* Configure; on failure prints why, naming the cause. */
+int device_configure(int fd, struct tailor_config *cfg, const char *event);
+int device_stats(int fd, struct tailor_stats *st);
+const char *source_name(uint32_t source);
+
+/* ---- events.c: event names to encodings ---- */
+
+struct event_spec {
+	const char *name;	/* as given, or "cpu-clock" */
+	bool timer;		/* the software clock, no PMU event */
+	uint32_t type;		/* TAILOR_EVENT_HARDWARE or _RAW */
+	uint64_t config;
+};
+
+/* Resolve @name (NULL: the default); prints why on failure. */
+int event_resolve(const char *name, struct event_spec *ev);
+
+/* ---- sideband.c: executable mappings, comm, fork/exit via perf ---- */
+
+struct sideband;
+
+enum sideband_target { SB_PROCESS, SB_ALL_CPUS };
+
+/*
+ * Watch @pid (all its threads, present and future) or every CPU for
+ * executable mmaps, comm and task events, emitted as recording records.
+ * NULL (and a message) if perf_event_open is refused.
+ */
+struct sideband *sideband_open(enum sideband_target target, pid_t pid);
+/* The fds to poll for data. */
+int sideband_fds(struct sideband *sb, int *fds, int max);
+/* Move what the kernel has buffered into the recording. */
+int sideband_drain(struct sideband *sb, struct tlr_writer *w);
+/* Write MMAP records for what @pid (or every process) has mapped now. */
+int sideband_snapshot(struct tlr_writer *w, pid_t pid, uint64_t tsc);
+uint64_t sideband_lost(const struct sideband *sb);
+const char *sideband_clock_name(const struct sideband *sb);
+void sideband_close(struct sideband *sb);
+
+/* ---- hostinfo.c ---- */
+
+/* Append META lines describing this host to @buf. */
+int hostinfo_meta(char *buf, size_t len);
+
+static inline uint64_t rdtsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+#endif /* TAILOR_CLI_H */

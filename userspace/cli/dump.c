@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tailor dump: what a recording holds, and whether it is whole.  Every
+ * line is "key: value" so scripts and tests can read it too.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+
+#define EXIT_CUT_SHORT	3
+
+static const char dump_usage[] =
+"usage: tailor dump [options] [-i] FILE\n"
+"\n"
+"Print a recording's header (host, event, sampling source, TSC facts),\n"
+"what it contains (samples per thread, executable mappings, side-band),\n"
+"how it ended, and whether it is complete.\n"
+"\n"
+"  -i, --input FILE    the recording (default tailor.rec)\n"
+"      --samples N     also print the first N samples\n"
+"      --mmaps         also print every executable mapping\n"
+"  -h, --help          this text\n"
+"\n"
+"Exit status: 0 complete, 3 readable but cut short (no END record, or a\n"
+"damaged tail), 1 not readable, 2 bad options.\n";
+
+struct thread_count {
+	uint32_t pid, tid;
+	uint64_t samples;
+};
+
+struct dump_state {
+	uint64_t samples, batches, mmaps, comms, tasks, unknown;
+	uint64_t first_tsc, last_tsc;
+	uint64_t regs_mask;
+	struct thread_count *threads;
+	size_t nr_threads, cap_threads;
+	uint64_t print_samples;
+	bool print_mmaps;
+	bool have_meta, have_end;
+};
+
+static void count_thread(struct dump_state *d, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_threads; i++) {
+		if (d->threads[i].tid == tid && d->threads[i].pid == pid) {
+			d->threads[i].samples++;
+			return;
+		}
+	}
+	if (d->nr_threads == d->cap_threads) {
+		size_t cap = d->cap_threads ? d->cap_threads * 2 : 64;
+		struct thread_count *t = realloc(d->threads, cap * sizeof(*t));
+
+		if (!t)
+			return;
+		d->threads = t;
+		d->cap_threads = cap;
+	}
+	d->threads[d->nr_threads++] = (struct thread_count){ pid, tid, 1 };
+}
+
+static void print_text(const char *what, const struct tlr_record *rec)
+{
+	const char *p = rec->payload, *end = p + rec->size;
+
+	while (p < end && *p) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *eq = memchr(p, '=', n);
+
+		if (eq)
+			printf("%s.%.*s: %.*s\n", what, (int)(eq - p), p,
+			       (int)(n - (eq - p) - 1), eq + 1);
+		p += n + 1;
+	}
+}
+
+static void print_sample(const struct dump_state *d,
+			 const struct tailor_sample *s, uint32_t nr_regs)
+{
+	uint32_t i;
+
+	printf("sample: tsc=%" PRIu64 " ip=0x%" PRIx64 " pid=%u tid=%u cpu=%u flags=0x%x",
+	       (uint64_t)s->tsc, (uint64_t)s->ip, tailor_who_pid(s->who),
+	       tailor_who_tid(s->who), tailor_who_cpu(s->who),
+	       tailor_who_flags(s->who));
+	for (i = 0; i < nr_regs; i++)
+		printf(" reg%u=0x%" PRIx64, i, (uint64_t)s->regs[i]);
+	(void)d;
+	putchar('\n');
+}
+
+static void take_samples(struct dump_state *d, const struct tlr_record *rec)
+{
+	const struct tlr_samples *h = rec->payload;
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t i, nr_regs = __builtin_popcountll(d->regs_mask);
+
+	d->batches++;
+	for (i = 0; i < h->count; i++, p += h->record_size) {
+		const struct tailor_sample *s = (const void *)p;
+
+		if (!d->samples || s->tsc < d->first_tsc)
+			d->first_tsc = s->tsc;
+		if (s->tsc > d->last_tsc)
+			d->last_tsc = s->tsc;
+		count_thread(d, tailor_who_pid(s->who), tailor_who_tid(s->who));
+		if (d->samples < d->print_samples)
+			print_sample(d, s, (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8 < nr_regs ?
+				     (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8 : nr_regs);
+		d->samples++;
+	}
+}
+
+static void take_record(struct dump_state *d, const struct tlr_record *rec)
+{
+	switch (rec->type) {
+	case TLR_META:
+		d->have_meta = true;
+		tlr_kv_get_u64(rec->payload, rec->size, "regs_mask", &d->regs_mask);
+		print_text("meta", rec);
+		break;
+	case TLR_SAMPLES:
+		take_samples(d, rec);
+		break;
+	case TLR_MMAP: {
+		const struct tlr_mmap *m = rec->payload;
+
+		d->mmaps++;
+		if (d->print_mmaps)
+			printf("mmap: pid=%u start=0x%" PRIx64 " end=0x%" PRIx64 " pgoff=0x%" PRIx64 " time_kind=%u path=%s\n",
+			       m->pid, (uint64_t)m->start, (uint64_t)(m->start + m->len),
+			       (uint64_t)m->pgoff, m->time_kind, (const char *)(m + 1));
+		break;
+	}
+	case TLR_COMM:
+		d->comms++;
+		break;
+	case TLR_TASK:
+		d->tasks++;
+		break;
+	case TLR_END:
+		d->have_end = true;
+		print_text("end", rec);
+		break;
+	default:
+		d->unknown++;
+	}
+}
+
+static int cmp_threads(const void *a, const void *b)
+{
+	const struct thread_count *x = a, *y = b;
+
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "mmaps", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct dump_state d = {};
+	const char *path = "tailor.rec";
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	char err[512], *end;
+	struct stat st;
+	size_t i;
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 's':
+			d.print_samples = strtoull(optarg, &end, 10);
+			if (*end || !*optarg) {
+				err_msg("dump: invalid value '%s' for --samples: expected a number", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			d.print_mmaps = true;
+			break;
+		case 'h':
+			fputs(dump_usage, stdout);
+			return 0;
+		default:
+			err_msg("dump: unknown option '%s'; see 'tailor dump --help'",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		err_msg("dump: one recording at a time ('%s' is extra)", argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	r = tlr_reader_open(path, err, sizeof(err));
+	if (!r) {
+		err_msg("%s: %s", path, err);
+		return 1;
+	}
+	printf("file: %s\nsize: %lld\n", path,
+	       stat(path, &st) ? -1LL : (long long)st.st_size);
+	while ((ret = tlr_next(r, &rec)) > 0)
+		take_record(&d, &rec);
+
+	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\nmmaps: %" PRIu64
+	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nunknown_records: %" PRIu64 "\n",
+	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.unknown);
+	if (d.samples)
+		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);
+	qsort(d.threads, d.nr_threads, sizeof(*d.threads), cmp_threads);
+	printf("threads: %zu\n", d.nr_threads);
+	for (i = 0; i < d.nr_threads && i < 16; i++)
+		printf("thread: pid=%u tid=%u samples=%" PRIu64 "\n", d.threads[i].pid,
+		       d.threads[i].tid, d.threads[i].samples);
+	if (ret < 0) {
+		printf("status: cut short: %s\n", tlr_reader_error(r));
+		ret = EXIT_CUT_SHORT;
+	} else if (!d.have_end) {
+		printf("status: cut short: no END record; recording was interrupted before it could finish (killed, crashed, or out of disk) after %" PRIu64 " samples\n",
+		       d.samples);
+		ret = EXIT_CUT_SHORT;
+	} else {
+		printf("status: complete\n");
+		ret = 0;
+	}
+	free(d.threads);
+	tlr_reader_close(r);
+	return ret;
+}

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tailor record: a /dev/tailor session and the side-band, written into a
+ * self-describing recording (docs/recording-format.md).
+ *
+ * The file stays valid whatever happens: records are written whole, a
+ * failed write cuts the file back to its last complete record, and an END
+ * record says why recording stopped.  In launch mode the command is
+ * created stopped, the session and the side-band attach to it, and only
+ * then does it exec, so every mapping of the new image is seen.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "cli.h"
+
+#define READ_BUF_BYTES		(1u << 20)
+#define DEFAULT_FREQ		4000
+#define DEFAULT_OUTPUT		"tailor.rec"
+#define POLL_MS			100
+#define STATUS_MS		500
+
+static const char record_usage[] =
+"usage: tailor record [options] -- COMMAND [ARGS...]\n"
+"       tailor record [options] -p PID\n"
+"       tailor record [options] -a\n"
+"\n"
+"Sample a command (launched, with all its threads), a running process\n"
+"(-p) or every CPU (-a) through tailor.ko and write a recording.\n"
+"\n"
+"  -e, --event EVENT     what to sample on: a PEBS event named as perf or\n"
+"                        libpfm4 name it (cycles, instructions,\n"
+"                        INST_RETIRED.PREC_DIST, MEM_INST_RETIRED.ALL_LOADS),\n"
+"                        a raw encoding (r01c0), or cpu-clock for the\n"
+"                        software clock.  Default: cycles where PEBS\n"
+"                        exists, else the software clock.\n"
+"  -c, --period N        a sample every N events (PEBS) or every N ns\n"
+"                        (software clock)\n"
+"  -F, --freq HZ         a sample HZ times a second (default 4000;\n"
+"                        at most 100000).  Not with -c.\n"
+"      --source SOURCE   auto (default: PEBS where the CPU has it, else the\n"
+"                        software clock), pebs, or timer\n"
+"      --precise N       PEBS precise level, 1..3 (default 2)\n"
+"      --regs LIST       registers to capture with every sample, comma\n"
+"                        separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15,\n"
+"                        or none.  Default: r15, the tag register.\n"
+"      --data-addr       capture the data address (PEBS memory events)\n"
+"      --filter WHAT     user, kernel or all (default all; kernel samples\n"
+"                        need root)\n"
+"  -p, --pid PID         attach to a running process and all its threads\n"
+"  -a, --all-cpus        sample every CPU (needs root)\n"
+"  -o, --output FILE     the recording (default tailor.rec)\n"
+"      --duration SEC    stop after SEC seconds (a launched command then\n"
+"                        runs on unsampled)\n"
+"      --ring-records N  per-CPU ring size in samples (default 32768)\n"
+"  -q, --quiet           no live status line, no summary\n"
+"  -h, --help            this text\n"
+"\n"
+"In launch mode tailor exits with the command's exit status.  Ctrl-C or\n"
+"SIGTERM stop recording, pass the signal on to a launched command, and\n"
+"leave a complete file; 'tailor dump' shows what a recording holds.\n";
+
+struct record_opts {
+	const char *event;
+	uint64_t period;
+	uint64_t freq;
+	int source;		/* -1: not given */
+	unsigned int precise;
+	uint64_t regs_mask;
+	bool no_regs;
+	bool data_addr;
+	uint32_t filter_flags;
+	pid_t pid;
+	bool all_cpus;
+	const char *output;
+	double duration;
+	uint32_t ring_records;
+	bool quiet;
+	char **command;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int bad_value(const char *opt, const char *val, const char *expected)
+{
+	err_msg("record: invalid value '%s' for %s: expected %s", val, opt, expected);
+	return -1;
+}
+
+static int parse_u64(const char *opt, const char *val, uint64_t min,
+		     uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!*val || *val == '-')
+		return bad_value(opt, val, "a positive integer");
+	*out = strtoull(val, &end, 0);
+	if (errno || *end || *out < min || *out > max) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "an integer from %" PRIu64 " to %" PRIu64,
+			 min, max);
+		return bad_value(opt, val, what);
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int reg;
+} reg_names[] = {
+	{ "rax", 0 }, { "rbx", 1 }, { "rcx", 2 }, { "rdx", 3 },
+	{ "rsi", 4 }, { "rdi", 5 }, { "rbp", 6 }, { "rsp", 7 },
+	{ "r8", 16 }, { "r9", 17 }, { "r10", 18 }, { "r11", 19 },
+	{ "r12", 20 }, { "r13", 21 }, { "r14", 22 }, { "r15", 23 },
+};
+
+static int parse_regs(const char *val, struct record_opts *o)
+{
+	char buf[256], *tok, *save;
+	size_t i;
+
+	if (!strcmp(val, "none")) {
+		o->no_regs = true;
+		o->regs_mask = 0;
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", val);
+	o->regs_mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(reg_names) / sizeof(reg_names[0]); i++)
+			if (!strcmp(tok, reg_names[i].name))
+				break;
+		if (i == sizeof(reg_names) / sizeof(reg_names[0])) {
+			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, or none",
+				tok);
+			return -1;
+		}
+		o->regs_mask |= 1ull << reg_names[i].reg;
+	}
+	if (!o->regs_mask)
+		return bad_value("--regs", val, "a list of registers");
+	return 0;
+}
+
+enum {
+	OPT_SOURCE = 256, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
+	OPT_DURATION, OPT_RING,
+};
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "period", required_argument, NULL, 'c' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "precise", required_argument, NULL, OPT_PRECISE },
+		{ "regs", required_argument, NULL, OPT_REGS },
+		{ "data-addr", no_argument, NULL, OPT_DATA_ADDR },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "ring-records", required_argument, NULL, OPT_RING },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	uint64_t v;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->source = -1;
+	o->output = DEFAULT_OUTPUT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:c:F:p:ao:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'c':
+			if (parse_u64("-c/--period", optarg, 1, (1ull << 62), &o->period))
+				return -1;
+			break;
+		case 'F':
+			if (parse_u64("-F/--freq", optarg, 1, TAILOR_MAX_FREQ, &o->freq))
+				return -1;
+			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "auto"))
+				o->source = TAILOR_SOURCE_AUTO;
+			else if (!strcmp(optarg, "pebs"))
+				o->source = TAILOR_SOURCE_PEBS;
+			else if (!strcmp(optarg, "timer"))
+				o->source = TAILOR_SOURCE_TIMER;
+			else
+				return bad_value("--source", optarg, "auto, pebs or timer");
+			break;
+		case OPT_PRECISE:
+			if (parse_u64("--precise", optarg, 1, 3, &v))
+				return -1;
+			o->precise = v;
+			break;
+		case OPT_REGS:
+			if (parse_regs(optarg, o))
+				return -1;
+			break;
+		case OPT_DATA_ADDR:
+			o->data_addr = true;
+			break;
+		case OPT_FILTER:
+			if (!strcmp(optarg, "user"))
+				o->filter_flags = TAILOR_CFG_EXCLUDE_KERNEL;
+			else if (!strcmp(optarg, "kernel"))
+				o->filter_flags = TAILOR_CFG_EXCLUDE_USER;
+			else if (!strcmp(optarg, "all"))
+				o->filter_flags = 0;
+			else
+				return bad_value("--filter", optarg, "user, kernel or all");
+			break;
+		case 'p':
+			if (parse_u64("-p/--pid", optarg, 1, (1u << 22) - 1, &v))
+				return -1;
+			o->pid = v;
+			break;
+		case 'a':
+			o->all_cpus = true;
+			break;
+		case 'o':
+			if (!*optarg)
+				return bad_value("-o/--output", optarg, "a file name");
+			o->output = optarg;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || !(o->duration > 0) || o->duration > 1e7)
+				return bad_value("--duration", optarg,
+						 "a number of seconds greater than 0");
+			break;
+		case OPT_RING:
+			if (parse_u64("--ring-records", optarg, 2, 1u << 22, &v))
+				return -1;
+			o->ring_records = v;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			exit(0);
+		case ':':
+			err_msg("record: option '%s' needs a value; see 'tailor record --help'",
+				argv[optind - 1]);
+			return -1;
+		default:
+			err_msg("record: unknown option '%s'; see 'tailor record --help'",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->command = argv + optind;
+	if (o->period && o->freq) {
+		err_msg("record: -c/--period and -F/--freq exclude each other");
+		return -1;
+	}
+	if (!!o->command + !!o->pid + o->all_cpus != 1) {
+		err_msg("record: say what to profile: a command after '--', -p PID, or -a (exactly one)");
+		return -1;
+	}
+	if (!o->period && !o->freq)
+		o->freq = DEFAULT_FREQ;
+	return 0;
+}
+
+/* ---- launch mode: a child held until the session is in place ---- */
+
+struct launch {
+	pid_t pid;
+	int go_fd;	/* write end: the child execs when it closes */
+	int err_fd;	/* read end: errno of a failed exec */
+};
+
+static int launch_prepare(char **command, struct launch *l)
+{
+	int go[2], errp[2];
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		err_msg("pipe: %s", strerror(errno));
+		return -1;
+	}
+	l->pid = fork();
+	if (l->pid < 0) {
+		err_msg("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (l->pid == 0) {
+		int e;
+
+		close(go[1]);
+		close(errp[0]);
+		/* Wait for the parent: EOF means go, a byte means give up. */
+		if (read(go[0], &c, 1) != 0)
+			_exit(127);
+		execvp(command[0], command);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	l->go_fd = go[1];
+	l->err_fd = errp[0];
+	return 0;
+}
+
+static void launch_abort(struct launch *l)
+{
+	char c = 'x';
+
+	if (l->pid <= 0)
+		return;
+	if (write(l->go_fd, &c, 1) != 1)
+		kill(l->pid, SIGKILL);
+	close(l->go_fd);
+	close(l->err_fd);
+	waitpid(l->pid, NULL, 0);
+	l->pid = 0;
+}
+
+/* Let the child exec; 0, or -1 if exec failed (reported). */
+static int launch_go(struct launch *l, const char *cmd)
+{
+	int e;
+
+	close(l->go_fd);
+	l->go_fd = -1;
+	if (read(l->err_fd, &e, sizeof(e)) == sizeof(e)) {
+		err_msg("cannot run '%s': %s", cmd, strerror(e));
+		close(l->err_fd);
+		return -1;
+	}
+	close(l->err_fd);
+	return 0;
+}
+
+static int exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/* ---- the recording ---- */
+
+struct recorder {
+	struct record_opts *o;
+	struct tailor_config cfg;
+	struct tailor_info info;
+	struct event_spec ev;
+	int fd;
+	struct tlr_writer *w;
+	struct sideband *sb;
+	uint8_t *buf;
+	uint64_t samples;
+	uint64_t start_ns;
+	char reason[96];
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int build_config(struct recorder *r, pid_t target)
+{
+	struct record_opts *o = r->o;
+	struct tailor_config *cfg = &r->cfg;
+	int source = o->source;
+	bool pebs;
+
+	if (r->ev.timer) {
+		if (source == TAILOR_SOURCE_PEBS) {
+			err_msg("record: '%s' is the software clock; it cannot be a PEBS event",
+				r->ev.name);
+			return -1;
+		}
+		source = TAILOR_SOURCE_TIMER;
+	}
+	if (source < 0)
+		source = TAILOR_SOURCE_AUTO;
+	pebs = source == TAILOR_SOURCE_PEBS ||
+	       (source == TAILOR_SOURCE_AUTO && (r->info.caps & TAILOR_CAP_PEBS));
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->abi_version = TAILOR_ABI_VERSION;
+	cfg->source = source;
+	cfg->flags = o->filter_flags;
+	if (o->all_cpus)
+		cfg->flags |= TAILOR_CFG_ALL_CPUS;
+	else
+		cfg->target_pid = target;
+	if (o->no_regs)
+		cfg->flags |= TAILOR_CFG_NO_REGS;
+	cfg->regs_mask = o->regs_mask;
+	cfg->ring_records = o->ring_records;
+	if (o->freq)
+		cfg->sample_freq = o->freq;
+	if (pebs) {
+		cfg->event_type = r->ev.type;
+		cfg->event_config = r->ev.config;
+		cfg->precise = o->precise;
+		cfg->sample_period = o->period;
+		if (o->data_addr)
+			cfg->flags |= TAILOR_CFG_DATA_ADDR;
+		return 0;
+	}
+	/* The software clock: say so if the user asked for something else. */
+	if (o->event && !r->ev.timer)
+		fprintf(stderr, "tailor: no PEBS on this CPU; sampling with the software clock instead of '%s'\n",
+			o->event);
+	if (o->data_addr && !o->quiet)
+		fprintf(stderr, "tailor: the software clock has no data addresses; --data-addr ignored\n");
+	if (o->precise && !o->quiet)
+		fprintf(stderr, "tailor: --precise applies to PEBS only; ignored\n");
+	cfg->timer_period_ns = o->period;
+	return 0;
+}
+
+static int write_text(struct tlr_writer *w, uint32_t type, const char *text)
+{
+	const void *parts[] = { text };
+	size_t lens[] = { strlen(text) };
+
+	return tlr_write(w, type, parts, lens, 1);
+}
+
+static int write_meta(struct recorder *r, pid_t target)
+{
+	struct record_opts *o = r->o;
+	struct tailor_config *c = &r->cfg;
+	char meta[8192], cmd[2048] = "";
+	size_t n, i;
+
+	for (i = 0; o->command && o->command[i]; i++) {
+		n = strlen(cmd);
+		snprintf(cmd + n, sizeof(cmd) - n, "%s%s", i ? " " : "",
+			 o->command[i]);
+	}
+	for (i = 0; cmd[i]; i++)
+		if (cmd[i] == '\n')
+			cmd[i] = ' ';
+	n = snprintf(meta, sizeof(meta), "format=tailor-recording %d\ntool=tailor %s\n",
+		     TLR_VERSION, TAILOR_VERSION);
+	n += hostinfo_meta(meta + n, sizeof(meta) - n);
+	n += snprintf(meta + n, sizeof(meta) - n,
+		"event=%s\nevent_type=%u\nevent_config=0x%" PRIx64 "\nprecise=%u\n"
+		"source_requested=%s\nsource_used=%s\ntsc_source=%s\n"
+		"tsc_khz=%u\ntsc_khz_measured=%u\ntsc_mult=%u\ntsc_shift=%u\n"
+		"sample_period=%" PRIu64 "\ntimer_period_ns=%" PRIu64 "\nsample_freq=%" PRIu64 "\n"
+		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
+		"target=%s\npid=%d\ncommand=%s\n"
+		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n",
+		c->source_used == TAILOR_SOURCE_TIMER ? "cpu-clock" : r->ev.name,
+		c->event_type, (uint64_t)c->event_config, c->precise,
+		source_name(c->source), source_name(c->source_used),
+		c->tsc_source == TAILOR_TSC_PEBS ? "pebs" : "handler",
+		r->info.tsc_khz, r->info.tsc_khz_measured, r->info.tsc_mult,
+		r->info.tsc_shift, (uint64_t)c->sample_period,
+		(uint64_t)c->timer_period_ns, (uint64_t)c->sample_freq,
+		(uint64_t)c->regs_used, c->nr_regs, c->record_size,
+		c->flags_used,
+		o->all_cpus ? "all-cpus" : o->pid ? "pid" : "command",
+		o->all_cpus ? 0 : target, cmd, wall_ns(), rdtsc(),
+		r->sb ? sideband_clock_name(r->sb) : "none");
+	if (n >= sizeof(meta))
+		return -ENOSPC;
+	return write_text(r->w, TLR_META, meta);
+}
+
+/* Everything /dev/tailor has now; 0 at end of stream, 1 if more may come. */
+static int pull_samples(struct recorder *r)
+{
+	for (;;) {
+		struct tlr_samples hdr = { .record_size = r->cfg.record_size };
+		ssize_t n = read(r->fd, r->buf, READ_BUF_BYTES);
+		const void *parts[2];
+		size_t lens[2];
+		int err;
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				return 1;
+			err_msg("reading samples: %s", strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		hdr.count = n / hdr.record_size;
+		parts[0] = &hdr;
+		parts[1] = r->buf;
+		lens[0] = sizeof(hdr);
+		lens[1] = n;
+		err = tlr_write(r->w, TLR_SAMPLES, parts, lens, 2);
+		if (err)
+			return err;
+		r->samples += hdr.count;
+	}
+}
+
+static void status_line(struct recorder *r, uint64_t now)
+{
+	struct tailor_stats st;
+	double secs = (now - r->start_ns) / 1e9;
+
+	if (device_stats(r->fd, &st))
+		return;
+	fprintf(stderr, "\r\033[Ktailor: %.1f s, %" PRIu64 " samples (%.0f/s), %" PRIu64 " lost",
+		secs, r->samples, secs > 0 ? r->samples / secs : 0.0,
+		(uint64_t)st.total.lost);
+	fflush(stderr);
+}
+
+static const char *signame(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	}
+	return "signal";
+}
+
+/* Poll until the stream ends, a signal arrives, or time is up. */
+static int record_loop(struct recorder *r)
+{
+	bool tty = isatty(STDERR_FILENO) && !r->o->quiet;
+	uint64_t deadline = r->o->duration ?
+		r->start_ns + (uint64_t)(r->o->duration * 1e9) : 0;
+	uint64_t next_status = r->start_ns + STATUS_MS * 1000000ull;
+	struct pollfd pfd[65];
+	int nfd, i, more, err;
+	int sbfds[64];
+
+	nfd = r->sb ? sideband_fds(r->sb, sbfds, 64) : 0;
+	pfd[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
+	for (i = 0; i < nfd; i++)
+		pfd[i + 1] = (struct pollfd){ .fd = sbfds[i], .events = POLLIN };
+
+	for (;;) {
+		uint64_t now;
+
+		poll(pfd, nfd + 1, POLL_MS);
+		more = pull_samples(r);
+		if (more < 0)
+			return more;
+		if (r->sb) {
+			err = sideband_drain(r->sb, r->w);
+			if (err)
+				return err;
+		}
+		/* A killed collector then loses at most one poll interval. */
+		err = tlr_write_flush(r->w);
+		if (err)
+			return err;
+		if (!more) {
+			snprintf(r->reason, sizeof(r->reason), "target-exited");
+			return 0;
+		}
+		if (stop_signal) {
+			snprintf(r->reason, sizeof(r->reason), "signal %s",
+				 signame(stop_signal));
+			return 0;
+		}
+		now = mono_ns();
+		if (deadline && now >= deadline) {
+			snprintf(r->reason, sizeof(r->reason), "duration");
+			return 0;
+		}
+		if (tty && now >= next_status) {
+			status_line(r, now);
+			next_status = now + STATUS_MS * 1000000ull;
+		}
+	}
+}
+
+/*
+ * The writer stops at its first failed write, leaving the file cut back to
+ * its last complete record; that freed the partial record's space, so
+ * appending END by hand usually still fits and tells the reader why.
+ */
+static void append_end_after_error(const char *path, const char *text)
+{
+	struct tlr_record_header h = { .type = TLR_END };
+	size_t len = strlen(text), padded = (len + 7) & ~7ul;
+	char *rec;
+	int fd;
+
+	h.size = sizeof(h) + padded;
+	rec = calloc(1, h.size);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (rec && fd >= 0) {
+		struct stat st;
+
+		memcpy(rec, &h, sizeof(h));
+		memcpy(rec + sizeof(h), text, len);
+		/*
+		 * All or nothing: a short write is cut off again.  A file with
+		 * not even its header is left empty: END there would be junk.
+		 */
+		if (!fstat(fd, &st) && st.st_size &&
+		    write(fd, rec, h.size) != (ssize_t)h.size &&
+		    ftruncate(fd, st.st_size))
+			err_msg("cannot cut '%s' back to its last record: %s", path,
+				strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	free(rec);
+}
+
+static int finish(struct recorder *r, int exit_code)
+{
+	struct tailor_stats st = {};
+	char end[1024];
+	int err, werr;
+
+	ioctl(r->fd, TAILOR_IOC_STOP);
+	err = pull_samples(r) < 0;
+	if (r->sb)
+		err |= sideband_drain(r->sb, r->w) != 0;
+	device_stats(r->fd, &st);
+	if (tlr_writer_error(r->w))
+		snprintf(r->reason, sizeof(r->reason), "write-error %s",
+			 strerror(-tlr_writer_error(r->w)));
+	snprintf(end, sizeof(end),
+		 "stop_wall_ns=%" PRIu64 "\nstop_tsc=%" PRIu64 "\nreason=%s\n"
+		 "samples=%" PRIu64 "\nproduced=%llu\ndelivered=%llu\nlost=%llu\n"
+		 "throttled=%llu\nsideband_lost=%" PRIu64 "\n",
+		 wall_ns(), rdtsc(), r->reason, r->samples,
+		 (unsigned long long)st.total.produced,
+		 (unsigned long long)st.total.delivered,
+		 (unsigned long long)st.total.lost,
+		 (unsigned long long)st.total.throttled,
+		 r->sb ? sideband_lost(r->sb) : 0);
+	if (exit_code >= 0) {
+		size_t n = strlen(end);
+
+		snprintf(end + n, sizeof(end) - n, "exit_status=%d\n", exit_code);
+	}
+	write_text(r->w, TLR_END, end);
+	werr = tlr_writer_error(r->w);
+	if (tlr_writer_close(r->w)) {
+		err = 1;
+		append_end_after_error(r->o->output, end);
+		err_msg("writing '%s' failed (%s); it holds everything up to the failure",
+			r->o->output, strerror(werr ? -werr : EIO));
+	}
+	r->w = NULL;
+
+	if (!r->o->quiet) {
+		double secs = (mono_ns() - r->start_ns) / 1e9;
+		struct stat sb;
+		uint64_t size = stat(r->o->output, &sb) ? 0 : (uint64_t)sb.st_size;
+
+		if (isatty(STDERR_FILENO))
+			fputs("\r\033[K", stderr);
+		fprintf(stderr,
+			"tailor: %" PRIu64 " samples in %.2f s from the %s, %llu lost, %llu throttled (%s)\n"
+			"tailor: wrote %s: %.1f KiB, %.1f bytes per sample\n",
+			r->samples, secs,
+			r->cfg.source_used == TAILOR_SOURCE_PEBS ? "PEBS event" : "software clock",
+			(unsigned long long)st.total.lost,
+			(unsigned long long)st.total.throttled, r->reason,
+			r->o->output, size / 1024.0,
+			r->samples ? (double)size / r->samples : 0.0);
+	}
+	if (st.total.lost)
+		fprintf(stderr, "tailor: %llu samples were lost (the reader fell behind): try a lower -F or a larger --ring-records\n",
+			(unsigned long long)st.total.lost);
+	return err ? -1 : 0;
+}
+
+static void install_stop_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct recorder r = { .o = &o, .fd = -1 };
+	struct launch l = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	pid_t target;
+	int status, exit_code = -1, ret = 1;
+
+	if (parse_args(argc, argv, &o))
+		return EXIT_USAGE;
+	if (event_resolve(o.event, &r.ev))
+		return 1;
+	r.fd = device_open();
+	if (r.fd < 0)
+		return 1;
+	if (device_info(r.fd, &r.info))
+		goto out;
+	r.buf = malloc(READ_BUF_BYTES);
+	if (!r.buf) {
+		err_msg("out of memory");
+		goto out;
+	}
+
+	target = o.pid;
+	if (o.command) {
+		if (launch_prepare(o.command, &l))
+			goto out;
+		target = l.pid;
+	}
+	if (build_config(&r, target) || device_configure(r.fd, &r.cfg, r.ev.name))
+		goto out_child;
+	r.w = tlr_writer_create(o.output);
+	if (!r.w) {
+		err_msg("cannot create '%s': %s", o.output, strerror(errno));
+		goto out_child;
+	}
+	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target);
+	if (!r.sb)
+		err_msg("recording without mappings: samples will not map to code");
+	if (write_meta(&r, target))
+		goto out_write;
+	if (!o.command && sideband_snapshot(r.w, o.all_cpus ? 0 : target, rdtsc()))
+		goto out_write;
+
+	install_stop_handlers();
+	fcntl(r.fd, F_SETFL, O_NONBLOCK);
+	if (ioctl(r.fd, TAILOR_IOC_START)) {
+		err_msg("starting the session failed: %s", strerror(errno));
+		goto out_write;
+	}
+	r.start_ns = mono_ns();
+	if (o.command && launch_go(&l, o.command[0])) {
+		exit_code = 127;
+		snprintf(r.reason, sizeof(r.reason), "exec-failed");
+		waitpid(l.pid, NULL, 0);
+		l.pid = 0;
+		finish(&r, exit_code);
+		ret = 127;
+		goto out;
+	}
+
+	if (record_loop(&r))
+		snprintf(r.reason, sizeof(r.reason), "error");
+	if (l.pid > 0) {
+		/* Pass a stop signal on, as perf record does; then reap. */
+		if (stop_signal)
+			kill(l.pid, stop_signal);
+		else if (!strcmp(r.reason, "duration") && !o.quiet)
+			fprintf(stderr, "tailor: recording stopped after %g s; waiting for '%s' to finish\n",
+				o.duration, o.command[0]);
+		if (strcmp(r.reason, "duration")) {
+			while (waitpid(l.pid, &status, 0) < 0 && errno == EINTR)
+				;
+			exit_code = exit_status(status);
+			l.pid = 0;
+		}
+	}
+	ret = finish(&r, exit_code) ? 1 : 0;
+	/* After --duration the command ran on; its status is still ours. */
+	if (l.pid > 0) {
+		while (waitpid(l.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		exit_code = exit_status(status);
+		l.pid = 0;
+	}
+	if (o.command && !ret)
+		ret = exit_code;
+	goto out;
+
+out_write:
+	tlr_writer_close(r.w);
+	r.w = NULL;
+out_child:
+	launch_abort(&l);
+out:
+	if (r.w)
+		tlr_writer_close(r.w);
+	sideband_close(r.sb);
+	free(r.buf);
+	if (r.fd >= 0)
+		close(r.fd);
+	return ret;
+}

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Side-band: which code was mapped where, and when.
+ *
+ * Samples carry only IPs; to map them, a recording needs every executable
+ * mapping the target had over the run, including code mapped after start
+ * (dlopen'ed generated code) and code unmapped before the end.  Reading
+ * /proc/PID/maps at some moment misses both, so, as perf does, tailor asks
+ * the kernel for its mmap/comm/task events through a perf "dummy" event
+ * on the target (inherited by new threads) or on every CPU, and turns
+ * them into MMAP, COMM and TASK records.  What existed before recording
+ * started comes from /proc/PID/maps.  perf refuses to mmap an inherited
+ * per-task event, so, as perf record does, there is one event per CPU
+ * (for each thread of the target), and all events of a CPU share that
+ * CPU's ring.
+ *
+ * Times: with the patched kernel the events are stamped with
+ * CLOCK_PERF_HW_CLOCK, the TSC itself.  Otherwise perf time is converted
+ * to TSC through the perf mmap page where the kernel offers that
+ * (cap_user_time_zero), or else the TSC at the moment tailor reads the
+ * event is used; each record says which (time_kind).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include "cli.h"
+
+#define CLOCK_PERF_HW_CLOCK	12	/* patches/0002 */
+#define RING_DATA_PAGES		16	/* 64 KiB a ring */
+
+enum sb_clock { SB_CLOCK_TSC, SB_CLOCK_PERF, SB_CLOCK_SEEN };
+
+struct sb_ring {
+	int cpu;
+	int fd;
+	struct perf_event_mmap_page *page;
+	uint8_t *data;
+	size_t data_size;
+};
+
+struct sideband {
+	struct sb_ring *rings;
+	int nr_rings;
+	int *shared_fds;	/* events writing into another event's ring */
+	int nr_shared;
+	enum sb_clock clock;
+	uint64_t lost;
+	uint8_t bounce[65536];	/* a record that wraps the ring end */
+};
+
+static int perf_open(pid_t pid, int cpu, bool hw_clock)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.sample_id_all = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.inherit = pid != -1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.use_clockid = hw_clock,
+		.clockid = hw_clock ? CLOCK_PERF_HW_CLOCK : 0,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static struct sb_ring *ring_of_cpu(struct sideband *sb, int cpu)
+{
+	int i;
+
+	for (i = 0; i < sb->nr_rings; i++)
+		if (sb->rings[i].cpu == cpu)
+			return &sb->rings[i];
+	return NULL;
+}
+
+/* A later thread's event on @cpu writes into the ring already there. */
+static int share_ring(struct sideband *sb, struct sb_ring *ring, int fd)
+{
+	int *fds;
+
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	fds = realloc(sb->shared_fds, (sb->nr_shared + 1) * sizeof(*fds));
+	if (!fds) {
+		close(fd);
+		return -ENOMEM;
+	}
+	sb->shared_fds = fds;
+	sb->shared_fds[sb->nr_shared++] = fd;
+	return 0;
+}
+
+static int add_event(struct sideband *sb, pid_t pid, int cpu)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct sb_ring *r, *rings;
+	int fd;
+	void *m;
+
+	fd = perf_open(pid, cpu, sb->clock == SB_CLOCK_TSC);
+	if (fd < 0 && errno == EINVAL && sb->clock == SB_CLOCK_TSC && !sb->nr_rings) {
+		/* No CLOCK_PERF_HW_CLOCK in this kernel: perf time it is. */
+		sb->clock = SB_CLOCK_PERF;
+		fd = perf_open(pid, cpu, false);
+	}
+	if (fd < 0)
+		return -errno;
+	r = ring_of_cpu(sb, cpu);
+	if (r)
+		return share_ring(sb, r, fd);
+	m = mmap(NULL, (RING_DATA_PAGES + 1) * page, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	rings = realloc(sb->rings, (sb->nr_rings + 1) * sizeof(*rings));
+	if (!rings) {
+		munmap(m, (RING_DATA_PAGES + 1) * page);
+		close(fd);
+		return -ENOMEM;
+	}
+	sb->rings = rings;
+	r = &sb->rings[sb->nr_rings++];
+	r->cpu = cpu;
+	r->fd = fd;
+	r->page = m;
+	r->data = (uint8_t *)m + page;
+	r->data_size = RING_DATA_PAGES * page;
+	return 0;
+}
+
+/* An event on every CPU for @pid (-1: all tasks); offline CPUs skipped. */
+static int add_cpus(struct sideband *sb, pid_t pid)
+{
+	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int err, added = 0;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		err = add_event(sb, pid, cpu);
+		if (err == -ENODEV || err == -EINVAL)
+			continue;
+		if (err)
+			return err;
+		added++;
+	}
+	return added ? 0 : -ENODEV;
+}
+
+/*
+ * Every thread of @pid has its own events (mmaps are reported to the
+ * mapping thread's events); threads created later inherit them.
+ */
+static int add_process(struct sideband *sb, pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int err = 0, added = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return add_cpus(sb, pid);
+	while ((d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		err = add_cpus(sb, atoi(d->d_name));
+		/* A thread that exited meanwhile is no loss. */
+		if (err == -ESRCH)
+			err = 0;
+		if (err)
+			break;
+		added++;
+	}
+	closedir(dir);
+	if (!err && !added)
+		err = -ESRCH;
+	return err;
+}
+
+struct sideband *sideband_open(enum sideband_target target, pid_t pid)
+{
+	struct sideband *sb = calloc(1, sizeof(*sb));
+	int err;
+
+	if (!sb)
+		return NULL;
+	sb->clock = SB_CLOCK_TSC;
+	err = target == SB_PROCESS ? add_process(sb, pid) : add_cpus(sb, -1);
+	if (err || !sb->nr_rings) {
+		err_msg("cannot follow the target's mappings with perf_event_open: %s%s",
+			strerror(err ? -err : ENODEV),
+			err == -EACCES || err == -EPERM ?
+			" (run as root, or lower /proc/sys/kernel/perf_event_paranoid)" : "");
+		sideband_close(sb);
+		return NULL;
+	}
+	/* Converting perf time needs cap_user_time_zero; else use read time. */
+	if (sb->clock == SB_CLOCK_PERF && !sb->rings[0].page->cap_user_time_zero)
+		sb->clock = SB_CLOCK_SEEN;
+	return sb;
+}
+
+int sideband_fds(struct sideband *sb, int *fds, int max)
+{
+	int i;
+
+	for (i = 0; i < sb->nr_rings && i < max; i++)
+		fds[i] = sb->rings[i].fd;
+	return i;
+}
+
+const char *sideband_clock_name(const struct sideband *sb)
+{
+	static const char *const names[] = { "tsc", "perf", "seen" };
+
+	return names[sb->clock];
+}
+
+uint64_t sideband_lost(const struct sideband *sb)
+{
+	return sb->lost;
+}
+
+/* perf_event.h's recipe for turning perf time back into TSC cycles. */
+static uint64_t perf_time_to_tsc(const struct perf_event_mmap_page *pg,
+				 uint64_t t)
+{
+	uint64_t time = t - pg->time_zero;
+	uint64_t quot = time / pg->time_mult, rem = time % pg->time_mult;
+
+	return (quot << pg->time_shift) +
+	       (rem << pg->time_shift) / pg->time_mult;
+}
+
+static void event_time(struct sideband *sb, struct sb_ring *r,
+		       const struct perf_event_header *h, uint64_t *tsc,
+		       uint32_t *kind)
+{
+	uint64_t t;
+
+	/* sample_id_all puts { pid, tid, time } at the end of the record. */
+	memcpy(&t, (const uint8_t *)h + h->size - sizeof(t), sizeof(t));
+	switch (sb->clock) {
+	case SB_CLOCK_TSC:
+		*tsc = t;
+		*kind = TLR_TIME_TSC;
+		break;
+	case SB_CLOCK_PERF:
+		*tsc = perf_time_to_tsc(r->page, t);
+		*kind = TLR_TIME_PERF;
+		break;
+	default:
+		*tsc = rdtsc();
+		*kind = TLR_TIME_SEEN;
+	}
+}
+
+struct perf_mmap2 {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct perf_comm {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	char comm[];
+};
+
+struct perf_task {
+	struct perf_event_header h;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct perf_lost {
+	struct perf_event_header h;
+	uint64_t id, lost;
+};
+
+/* Strings end before the 16-byte sample_id trailer; bound them by it. */
+static size_t bounded_strlen(const char *s, const struct perf_event_header *h)
+{
+	const char *end = (const char *)h + h->size - 16;
+
+	return s < end ? strnlen(s, end - s) : 0;
+}
+
+static int emit_mmap(struct tlr_writer *w, const struct perf_mmap2 *m,
+		     uint64_t tsc, uint32_t kind)
+{
+	struct tlr_mmap rec = {
+		.tsc = tsc, .pid = m->pid, .tid = m->tid, .start = m->addr,
+		.len = m->len, .pgoff = m->pgoff, .inode = m->ino,
+		.dev_major = m->maj, .dev_minor = m->min, .prot = m->prot,
+		.time_kind = kind,
+	};
+	size_t n = bounded_strlen(m->filename, &m->h);
+	const void *parts[] = { &rec, m->filename, "" };
+	size_t lens[] = { sizeof(rec), n, 1 };
+
+	return tlr_write(w, TLR_MMAP, parts, lens, 3);
+}
+
+static int emit(struct sideband *sb, struct sb_ring *r,
+		const struct perf_event_header *h, struct tlr_writer *w)
+{
+	uint64_t tsc;
+	uint32_t kind;
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP2: {
+		const struct perf_mmap2 *m = (const void *)h;
+
+		if (h->size < sizeof(*m) + 16)
+			return 0;
+		event_time(sb, r, h, &tsc, &kind);
+		return emit_mmap(w, m, tsc, kind);
+	}
+	case PERF_RECORD_COMM: {
+		const struct perf_comm *c = (const void *)h;
+		struct tlr_comm rec;
+		const void *parts[3];
+		size_t lens[3];
+
+		if (h->size < sizeof(*c) + 16)
+			return 0;
+		event_time(sb, r, h, &tsc, &kind);
+		rec = (struct tlr_comm){
+			.tsc = tsc, .pid = c->pid, .tid = c->tid, .time_kind = kind,
+			.flags = h->misc & PERF_RECORD_MISC_COMM_EXEC ? TLR_COMM_EXEC : 0,
+		};
+		parts[0] = &rec;
+		parts[1] = c->comm;
+		parts[2] = "";
+		lens[0] = sizeof(rec);
+		lens[1] = bounded_strlen(c->comm, h);
+		lens[2] = 1;
+		return tlr_write(w, TLR_COMM, parts, lens, 3);
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const struct perf_task *t = (const void *)h;
+		struct tlr_task rec;
+		const void *parts[1];
+		size_t lens[1];
+
+		if (h->size < sizeof(*t))
+			return 0;
+		event_time(sb, r, h, &tsc, &kind);
+		rec = (struct tlr_task){
+			.tsc = tsc, .time_kind = kind,
+			.event = h->type == PERF_RECORD_FORK ? TLR_TASK_FORK :
+							       TLR_TASK_EXIT,
+			.pid = t->pid, .tid = t->tid, .ppid = t->ppid, .ptid = t->ptid,
+		};
+		parts[0] = &rec;
+		lens[0] = sizeof(rec);
+		return tlr_write(w, TLR_TASK, parts, lens, 1);
+	}
+	case PERF_RECORD_LOST:
+		if (h->size >= sizeof(struct perf_lost))
+			sb->lost += ((const struct perf_lost *)h)->lost;
+		return 0;
+	}
+	return 0;
+}
+
+static int drain_ring(struct sideband *sb, struct sb_ring *r,
+		      struct tlr_writer *w)
+{
+	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->page->data_tail;
+	int err = 0;
+
+	while (tail < head && !err) {
+		size_t off = tail % r->data_size;
+		const struct perf_event_header *h = (const void *)(r->data + off);
+		struct perf_event_header hdr;
+
+		/* The header itself may wrap. */
+		if (off + sizeof(hdr) > r->data_size) {
+			size_t first = r->data_size - off;
+
+			memcpy(&hdr, r->data + off, first);
+			memcpy((uint8_t *)&hdr + first, r->data, sizeof(hdr) - first);
+		} else {
+			hdr = *h;
+		}
+		/* bounce holds any u16 size; a zero size would never advance. */
+		if (hdr.size < sizeof(hdr))
+			break;
+		if (off + hdr.size > r->data_size) {
+			size_t first = r->data_size - off;
+
+			memcpy(sb->bounce, r->data + off, first);
+			memcpy(sb->bounce + first, r->data, hdr.size - first);
+			h = (const void *)sb->bounce;
+		}
+		err = emit(sb, r, h, w);
+		tail += hdr.size;
+	}
+	__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
+	return err;
+}
+
+int sideband_drain(struct sideband *sb, struct tlr_writer *w)
+{
+	int i, err = 0;
+
+	for (i = 0; i < sb->nr_rings && !err; i++)
+		err = drain_ring(sb, &sb->rings[i], w);
+	return err;
+}
+
+static int snapshot_pid(struct tlr_writer *w, pid_t pid, uint64_t tsc)
+{
+	char path[64], line[4096 + 256];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* gone, or a kernel thread: nothing to map */
+	while (!err && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, inode;
+		unsigned int maj, min;
+		char perms[8];
+		int n = 0;
+		struct tlr_mmap rec;
+		const char *file;
+		const void *parts[3];
+		size_t lens[3];
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+			   perms, &pgoff, &maj, &min, &inode, &n) < 7 ||
+		    perms[2] != 'x')
+			continue;
+		file = line + n;
+		rec = (struct tlr_mmap){
+			.tsc = tsc, .pid = pid, .tid = pid, .start = start,
+			.len = end - start, .pgoff = pgoff, .inode = inode,
+			.dev_major = maj, .dev_minor = min,
+			.prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4,
+			.time_kind = TLR_TIME_START,
+		};
+		parts[0] = &rec;
+		parts[1] = file;
+		parts[2] = "";
+		lens[0] = sizeof(rec);
+		lens[1] = strcspn(file, "\n");
+		lens[2] = 1;
+		err = tlr_write(w, TLR_MMAP, parts, lens, 3);
+	}
+	fclose(f);
+	return err;
+}
+
+int sideband_snapshot(struct tlr_writer *w, pid_t pid, uint64_t tsc)
+{
+	struct dirent *d;
+	DIR *dir;
+	int err = 0;
+
+	if (pid > 0)
+		return snapshot_pid(w, pid, tsc);
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while (!err && (d = readdir(dir)))
+		if (isdigit((unsigned char)d->d_name[0]))
+			err = snapshot_pid(w, atoi(d->d_name), tsc);
+	closedir(dir);
+	return err;
+}
+
+void sideband_close(struct sideband *sb)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	int i;
+
+	if (!sb)
+		return;
+	for (i = 0; i < sb->nr_shared; i++)
+		close(sb->shared_fds[i]);
+	for (i = 0; i < sb->nr_rings; i++) {
+		munmap(sb->rings[i].page, (RING_DATA_PAGES + 1) * page);
+		close(sb->rings[i].fd);
+	}
+	free(sb->shared_fds);
+	free(sb->rings);
+	free(sb);
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The tailor recording format, version 1 (docs/recording-format.md is the
+ * spec; this header is its C form).  One reader/writer library
+ * (userspace/lib/recording_*.c) serves every command.
+ *
+ * A recording is a file header followed by records, each an 8-byte
+ * header { type, size } and a payload, size covering both and a multiple
+ * of 8.  Readers skip record types they do not know, by size.  All
+ * integers are little-endian (x86-64 native).
+ */
+#ifndef TAILOR_RECORDING_H
+#define TAILOR_RECORDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TLR_MAGIC		"TAILORRC"
+#define TLR_VERSION		1
+#define TLR_MAX_RECORD_SIZE	(64u << 20)
+
+struct tlr_file_header {
+	char magic[8];		/* TLR_MAGIC, no NUL */
+	uint32_t version;	/* TLR_VERSION */
+	uint32_t header_size;	/* sizeof(struct tlr_file_header) */
+	uint64_t flags;		/* none defined; must be 0 */
+	uint64_t reserved;	/* must be 0 */
+};
+
+struct tlr_record_header {
+	uint32_t type;		/* enum tlr_record_type */
+	uint32_t size;		/* header + payload, multiple of 8, >= 8 */
+};
+
+enum tlr_record_type {
+	TLR_META	= 1,	/* text: key=value lines; first record */
+	TLR_SAMPLES	= 2,	/* struct tlr_samples + samples */
+	TLR_MMAP	= 3,	/* struct tlr_mmap + path */
+	TLR_COMM	= 4,	/* struct tlr_comm + name */
+	TLR_TASK	= 5,	/* struct tlr_task */
+	TLR_END		= 6,	/* text: key=value lines; last record */
+	/* 7..: context switches, application markers, labels (later) */
+};
+
+/*
+ * A batch of samples exactly as /dev/tailor delivered them (struct
+ * tailor_sample in kmod/uapi/tailor.h, record_size bytes each).
+ */
+struct tlr_samples {
+	uint32_t record_size;	/* >= 24, multiple of 8; = META record_size */
+	uint32_t count;
+	/* count * record_size bytes follow */
+};
+
+/* How a side-band record's tsc was obtained. */
+enum tlr_time_kind {
+	TLR_TIME_TSC	= 0,	/* the kernel stamped it with the TSC */
+	TLR_TIME_PERF	= 1,	/* perf time converted with time_zero/mult */
+	TLR_TIME_SEEN	= 2,	/* rdtsc when the collector read it (later) */
+	TLR_TIME_START	= 3,	/* existed at start (from /proc/PID/maps) */
+};
+
+/* An executable mapping of a sampled process. */
+struct tlr_mmap {
+	uint64_t tsc;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t prot;		/* PROT_* */
+	uint32_t time_kind;	/* enum tlr_time_kind */
+	/* NUL-terminated path, padded with NULs to the record size */
+};
+
+#define TLR_COMM_EXEC	1u	/* the name changed by exec */
+
+struct tlr_comm {
+	uint64_t tsc;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;		/* TLR_COMM_* */
+	uint32_t time_kind;
+	/* NUL-terminated name, padded */
+};
+
+enum tlr_task_event {
+	TLR_TASK_FORK = 1,
+	TLR_TASK_EXIT = 2,
+};
+
+struct tlr_task {
+	uint64_t tsc;
+	uint32_t event;		/* enum tlr_task_event */
+	uint32_t time_kind;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t ptid;
+};
+
+/* ---- writer (recording_writer.c) ---- */
+
+struct tlr_writer;
+
+/*
+ * Create @path (truncating, mode 0600) and write the file header; NULL +
+ * errno.  The header is buffered like a record: an error writing it (a
+ * full disk) shows up at the first flush.
+ */
+struct tlr_writer *tlr_writer_create(const char *path);
+/*
+ * Append one record of @type from @n payload parts (padded to 8 bytes).
+ * Buffered.  Returns 0, or -errno once a write has failed: the file is
+ * then cut back to its last complete record and nothing more is written.
+ * -EINVAL, nothing written and not sticky: @n < 0, a NULL part of non-zero
+ * length, or a record over TLR_MAX_RECORD_SIZE.
+ */
+int tlr_write(struct tlr_writer *w, uint32_t type, const void *const parts[],
+	      const size_t lens[], int n);
+int tlr_write_flush(struct tlr_writer *w);
+/* Bytes in the file when everything buffered is written. */
+uint64_t tlr_writer_size(const struct tlr_writer *w);
+int tlr_writer_error(const struct tlr_writer *w);	/* 0 or -errno */
+/* Flush and close; returns the first error, if any. */
+int tlr_writer_close(struct tlr_writer *w);
+
+/* ---- reader (recording_reader.c) ---- */
+
+struct tlr_reader;
+
+struct tlr_record {
+	uint32_t type;
+	uint32_t size;		/* payload bytes */
+	uint64_t offset;	/* of the record header in the file */
+	const void *payload;	/* valid until the reader is closed */
+};
+
+/*
+ * Open a recording (or a buffer, which must outlive the reader).  On
+ * failure returns NULL and writes a message naming the problem to @err
+ * (not the path: the caller adds it).  Payloads are 8-byte aligned when
+ * the buffer is.
+ */
+struct tlr_reader *tlr_reader_open(const char *path, char *err, size_t errlen);
+struct tlr_reader *tlr_reader_open_mem(const void *data, size_t len,
+				       char *err, size_t errlen);
+void tlr_reader_close(struct tlr_reader *r);
+/*
+ * The next record, validated for its type: 1 and *rec filled, 0 at a
+ * clean end of file, -1 on a corrupt or truncated file (tlr_reader_error()
+ * says where and what; the records before it were good).  0 too at a
+ * record boundary without END: the caller checks the last record was END.
+ * Once -1, always -1.
+ */
+int tlr_next(struct tlr_reader *r, struct tlr_record *rec);
+/* "offset N: what", or "" while nothing went wrong. */
+const char *tlr_reader_error(const struct tlr_reader *r);
+
+/*
+ * Look up @key in a META/END text payload; copies the value into @buf.
+ * Returns the value's length, or -1 if absent (or too long for @buf).
+ * The first "key=" at a line start wins.
+ */
+int tlr_kv_get(const void *text, size_t len, const char *key, char *buf,
+	       size_t buflen);
+/*
+ * Same, parsed as an unsigned number (decimal or 0x hex): 0, or -1 if
+ * absent, not all digits, or over 64 bits (*@val then untouched).
+ */
+int tlr_kv_get_u64(const void *text, size_t len, const char *key,
+		   uint64_t *val);
+
+#endif /* TAILOR_RECORDING_H */

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reads tailor recordings (docs/recording-format.md).
+ *
+ * Every tailor command reads recordings through here, and a recording may
+ * be cut short (the collector was killed, the disk filled up) or damaged,
+ * so nothing in the file is trusted: each record is checked against what
+ * is left of the file and against its type's layout before a caller sees
+ * it, and every failure says at which byte offset what went wrong.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tailor/recording.h"
+#include "uapi/tailor.h"
+
+#define HDR_SIZE	sizeof(struct tlr_file_header)
+#define REC_HDR_SIZE	sizeof(struct tlr_record_header)
+
+struct tlr_reader {
+	const unsigned char *data;
+	size_t len;
+	size_t pos;		/* of the next record header */
+	bool failed;		/* sticky: err says why */
+	void *map;		/* the file, mmap()ed */
+	size_t map_len;
+	void *copy;		/* the file, read() when it cannot be mapped */
+	char err[256];
+};
+
+static const char *type_name(uint32_t type)
+{
+	switch (type) {
+	case TLR_META:		return "META";
+	case TLR_SAMPLES:	return "SAMPLES";
+	case TLR_MMAP:		return "MMAP";
+	case TLR_COMM:		return "COMM";
+	case TLR_TASK:		return "TASK";
+	case TLR_END:		return "END";
+	}
+	return "unknown";
+}
+
+static void set_msg(char *buf, size_t buflen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_msg(char *buf, size_t buflen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !buflen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, buflen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the file header ---- */
+
+/* A file too short for its header: cut short, unless it is something else. */
+static int check_short_header(const unsigned char *data, size_t len,
+			      char *msg, size_t msglen)
+{
+	size_t magic_len = len < 8 ? len : 8;
+
+	if (!len) {
+		set_msg(msg, msglen,
+			"offset 0: empty file, no tailor file header (cut short, or not a recording)");
+		return -1;
+	}
+	if (memcmp(data, TLR_MAGIC, magic_len)) {
+		set_msg(msg, msglen, "offset 0: not a tailor recording (bad magic)");
+		return -1;
+	}
+	set_msg(msg, msglen,
+		"offset 0: only %zu bytes, less than the %zu-byte file header (file cut short)",
+		len, HDR_SIZE);
+	return -1;
+}
+
+static int check_header(const unsigned char *data, size_t len,
+			char *msg, size_t msglen)
+{
+	struct tlr_file_header h;
+
+	if (len < HDR_SIZE)
+		return check_short_header(data, len, msg, msglen);
+	memcpy(&h, data, sizeof(h));
+	if (memcmp(h.magic, TLR_MAGIC, sizeof(h.magic))) {
+		set_msg(msg, msglen, "offset 0: not a tailor recording (bad magic)");
+		return -1;
+	}
+	if (h.version > TLR_VERSION) {
+		set_msg(msg, msglen,
+			"offset 8: recording format version %" PRIu32 " is newer than this tailor (%d)",
+			h.version, TLR_VERSION);
+		return -1;
+	}
+	if (h.version == 0) {
+		set_msg(msg, msglen, "offset 8: recording format version 0 does not exist");
+		return -1;
+	}
+	if (h.header_size != HDR_SIZE) {
+		set_msg(msg, msglen,
+			"offset 12: file header_size %" PRIu32 " is not the %zu this tailor knows",
+			h.header_size, HDR_SIZE);
+		return -1;
+	}
+	if (h.flags) {
+		set_msg(msg, msglen,
+			"offset 16: file header flags 0x%" PRIx64 " are unknown (must be 0)",
+			h.flags);
+		return -1;
+	}
+	if (h.reserved) {
+		set_msg(msg, msglen,
+			"offset 24: file header reserved field is 0x%" PRIx64 ", not 0",
+			h.reserved);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- opening ---- */
+
+static struct tlr_reader *reader_new(const void *data, size_t len,
+				     char *msg, size_t msglen)
+{
+	struct tlr_reader *r;
+
+	if (check_header(data, len, msg, msglen))
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		set_msg(msg, msglen, "out of memory");
+		return NULL;
+	}
+	r->data = data;
+	r->len = len;
+	r->pos = HDR_SIZE;
+	return r;
+}
+
+struct tlr_reader *tlr_reader_open_mem(const void *data, size_t len,
+				       char *err, size_t errlen)
+{
+	if (!data && len) {
+		set_msg(err, errlen, "no buffer");
+		return NULL;
+	}
+	return reader_new(data, len, err, errlen);
+}
+
+/*
+ * What mmap() cannot take (a pipe, a filesystem without mmap): read to the
+ * end.  The buffer grows with what actually arrives, never with a size the
+ * file claims.
+ */
+static int read_all(int fd, size_t hint, unsigned char **out, size_t *outlen)
+{
+	size_t cap = hint ? hint : 65536, len = 0;
+	unsigned char *buf = malloc(cap), *bigger;
+	ssize_t got;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			ret = cap > SIZE_MAX / 2 ? -EFBIG : -ENOMEM;
+			bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (!bigger)
+				goto fail;
+			buf = bigger;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		if (got == 0)
+			break;
+		len += got;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+fail:
+	free(buf);
+	return ret;
+}
+
+/* Map or read the whole file; the mapping (or copy) lives with the reader. */
+static int load_file(int fd, const struct stat *st, void **map,
+		     void **copy, size_t *len, char *why, size_t whylen)
+{
+	unsigned char *buf = NULL;
+	int ret;
+
+	if (S_ISDIR(st->st_mode)) {
+		set_msg(why, whylen, "is a directory");
+		return -1;
+	}
+	if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > SIZE_MAX) {
+		set_msg(why, whylen, "too large for this machine's address space");
+		return -1;
+	}
+	if (S_ISREG(st->st_mode) && st->st_size > 0) {
+		*map = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (*map != MAP_FAILED) {
+			*len = st->st_size;
+			madvise(*map, *len, MADV_SEQUENTIAL);
+			return 0;
+		}
+		*map = NULL;
+	}
+	ret = read_all(fd, S_ISREG(st->st_mode) ? st->st_size : 0, &buf, len);
+	if (ret) {
+		set_msg(why, whylen, "cannot read: %s", strerror(-ret));
+		return -1;
+	}
+	*copy = buf;
+	return 0;
+}
+
+struct tlr_reader *tlr_reader_open(const char *path, char *err, size_t errlen)
+{
+	void *map = NULL, *copy = NULL;
+	struct tlr_reader *r;
+	struct stat st;
+	size_t len = 0;
+	int fd, failed;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		set_msg(err, errlen, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		set_msg(err, errlen, "cannot stat: %s", strerror(errno));
+		failed = -1;
+	} else {
+		failed = load_file(fd, &st, &map, &copy, &len, err, errlen);
+	}
+	close(fd);
+	if (failed)
+		return NULL;
+	r = reader_new(map ? map : copy, len, err, errlen);
+	if (!r) {
+		if (map)
+			munmap(map, len);
+		free(copy);
+		return NULL;
+	}
+	r->map = map;
+	r->map_len = map ? len : 0;
+	r->copy = copy;
+	return r;
+}
+
+void tlr_reader_close(struct tlr_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->map_len);
+	free(r->copy);
+	free(r);
+}
+
+const char *tlr_reader_error(const struct tlr_reader *r)
+{
+	return r->err;
+}
+
+/* ---- records ---- */
+
+static int reader_fail(struct tlr_reader *r, uint64_t offset,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Record "offset N: what" and stop reading: every later call fails too. */
+static int reader_fail(struct tlr_reader *r, uint64_t offset,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof(r->err), "offset %" PRIu64 ": ", offset);
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - n, fmt, ap);
+	va_end(ap);
+	r->failed = true;
+	return -1;
+}
+
+static int payload_fail(struct tlr_reader *r, const struct tlr_record *rec,
+			size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * A bad field @at bytes into @rec's payload: "offset N: TYPE what (record
+ * at offset R)", N the field's offset in the file.
+ */
+static int payload_fail(struct tlr_reader *r, const struct tlr_record *rec,
+			size_t at, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return reader_fail(r, rec->offset + REC_HDR_SIZE + at,
+			   "%s %s (record at offset %" PRIu64 ")",
+			   type_name(rec->type), what, rec->offset);
+}
+
+/* The record's size against the rules and against what the file has left. */
+static int check_record_size(struct tlr_reader *r,
+			     const struct tlr_record_header *h, size_t left)
+{
+	if (h->size < REC_HDR_SIZE)
+		return reader_fail(r, r->pos,
+				   "record of type %u has size %u, less than its 8-byte header",
+				   h->type, h->size);
+	if (h->size % 8)
+		return reader_fail(r, r->pos,
+				   "record of type %u has size %u, not a multiple of 8",
+				   h->type, h->size);
+	if (h->size > TLR_MAX_RECORD_SIZE)
+		return reader_fail(r, r->pos,
+				   "record of type %u claims %u bytes, more than the %u-byte limit",
+				   h->type, h->size, TLR_MAX_RECORD_SIZE);
+	if (h->size > left)
+		return reader_fail(r, r->pos,
+				   "record of type %u claims %u bytes but only %zu remain (file cut short)",
+				   h->type, h->size, left);
+	return 0;
+}
+
+static int check_samples(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	const size_t count_at = offsetof(struct tlr_samples, count);
+	struct tlr_samples s;
+	uint64_t need;
+
+	if (rec->size < sizeof(s))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is too short for its 8-byte header",
+				    rec->size);
+	memcpy(&s, rec->payload, sizeof(s));
+	if (s.record_size < TAILOR_SAMPLE_BASE_SIZE || s.record_size % 8)
+		return payload_fail(r, rec, 0,
+				    "record_size %u is not a multiple of 8 >= %d",
+				    s.record_size, TAILOR_SAMPLE_BASE_SIZE);
+	/* Two u32 factors: the product fits in 64 bits. */
+	need = sizeof(s) + (uint64_t)s.count * s.record_size;
+	if (need > rec->size)
+		return payload_fail(r, rec, count_at,
+				    "count %u of %u-byte samples needs %" PRIu64 " bytes but the payload has %u",
+				    s.count, s.record_size, need, rec->size);
+	if (rec->size - need >= 8)
+		return payload_fail(r, rec, count_at,
+				    "payload has %" PRIu64 " bytes beyond its %u samples of %u bytes",
+				    rec->size - need, s.count, s.record_size);
+	return 0;
+}
+
+/* MMAP and COMM: a fixed part, then a string that must end inside. */
+static int check_named(struct tlr_reader *r, const struct tlr_record *rec,
+		       size_t fixed, const char *what)
+{
+	const unsigned char *p = rec->payload;
+
+	if (rec->size < fixed)
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is shorter than its %zu-byte fixed part",
+				    rec->size, fixed);
+	if (!memchr(p + fixed, 0, rec->size - fixed))
+		return payload_fail(r, rec, fixed,
+				    "%s is not NUL-terminated within its record",
+				    what);
+	return 0;
+}
+
+static int check_task(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	struct tlr_task t;
+
+	if (rec->size < sizeof(t))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is shorter than its %zu-byte struct",
+				    rec->size, sizeof(t));
+	memcpy(&t, rec->payload, sizeof(t));
+	if (t.event != TLR_TASK_FORK && t.event != TLR_TASK_EXIT)
+		return payload_fail(r, rec, offsetof(struct tlr_task, event),
+				    "event %u is neither 1 (fork) nor 2 (exit)",
+				    t.event);
+	return 0;
+}
+
+/* META and END: text; a NUL may only start the padding at its end. */
+static int check_text(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	const unsigned char *p = rec->payload;
+	const unsigned char *nul = memchr(p, 0, rec->size);
+	size_t i;
+
+	if (!nul)
+		return 0;
+	for (i = nul - p; i < rec->size; i++)
+		if (p[i])
+			return payload_fail(r, rec, nul - p,
+					    "text has a NUL byte followed by more text");
+	return 0;
+}
+
+static int check_payload(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	switch (rec->type) {
+	case TLR_META:
+	case TLR_END:
+		return check_text(r, rec);
+	case TLR_SAMPLES:
+		return check_samples(r, rec);
+	case TLR_MMAP:
+		return check_named(r, rec, sizeof(struct tlr_mmap), "path");
+	case TLR_COMM:
+		return check_named(r, rec, sizeof(struct tlr_comm), "name");
+	case TLR_TASK:
+		return check_task(r, rec);
+	}
+	return 0;	/* a newer kind of record: the caller skips it */
+}
+
+int tlr_next(struct tlr_reader *r, struct tlr_record *rec)
+{
+	struct tlr_record_header h;
+	struct tlr_record next;
+	size_t left;
+
+	if (r->failed)
+		return -1;
+	left = r->len - r->pos;
+	if (!left)
+		return 0;
+	if (left < sizeof(h))
+		return reader_fail(r, r->pos,
+				   "partial record header, %zu of 8 bytes (file cut short)",
+				   left);
+	memcpy(&h, r->data + r->pos, sizeof(h));
+	if (check_record_size(r, &h, left))
+		return -1;
+	next.type = h.type;
+	next.size = h.size - REC_HDR_SIZE;
+	next.offset = r->pos;
+	next.payload = r->data + r->pos + REC_HDR_SIZE;
+	if (check_payload(r, &next))
+		return -1;
+	r->pos += h.size;
+	*rec = next;
+	return 1;
+}
+
+/* ---- META/END text ---- */
+
+/* Find "@key=" at a line start; the value runs to '\n' or the text's end. */
+static bool kv_find(const char *text, size_t len, const char *key,
+		    const char **value, size_t *value_len)
+{
+	size_t key_len = strlen(key), pos = 0;
+
+	if (!key_len || memchr(key, '=', key_len) || memchr(key, '\n', key_len))
+		return false;
+	while (len && !text[len - 1])
+		len--;		/* the record's NUL padding */
+	while (pos < len) {
+		const char *line = text + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t line_len = nl ? (size_t)(nl - line) : len - pos;
+
+		if (line_len > key_len && !memcmp(line, key, key_len) &&
+		    line[key_len] == '=') {
+			*value = line + key_len + 1;
+			*value_len = line_len - key_len - 1;
+			return true;
+		}
+		pos += line_len + 1;
+	}
+	return false;
+}
+
+int tlr_kv_get(const void *text, size_t len, const char *key, char *buf,
+	       size_t buflen)
+{
+	const char *value;
+	size_t value_len;
+
+	if (!kv_find(text, len, key, &value, &value_len))
+		return -1;
+	if (value_len >= buflen || value_len > INT_MAX)
+		return -1;
+	memcpy(buf, value, value_len);
+	buf[value_len] = '\0';
+	return (int)value_len;
+}
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+/* All of @s in @base, at least one digit, no sign or space; -1 on overflow. */
+static int parse_u64(const char *s, size_t len, unsigned int base,
+		     uint64_t *val)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!len)
+		return -1;
+	for (i = 0; i < len; i++) {
+		unsigned int d = digit_value(s[i]);
+
+		if (d >= base || v > (UINT64_MAX - d) / base)
+			return -1;
+		v = v * base + d;
+	}
+	*val = v;
+	return 0;
+}
+
+int tlr_kv_get_u64(const void *text, size_t len, const char *key,
+		   uint64_t *val)
+{
+	const char *value;
+	size_t value_len;
+
+	if (!kv_find(text, len, key, &value, &value_len))
+		return -1;
+	if (value_len > 2 && value[0] == '0' &&
+	    (value[1] == 'x' || value[1] == 'X'))
+		return parse_u64(value + 2, value_len - 2, 16, val);
+	return parse_u64(value, value_len, 10, val);
+}
