@@ -5,8 +5,9 @@
 #
 # In the test box (Debian 6.1, QEMU TCG, software clock), runs the same
 # CPU-bound workload (tw_work: a fixed number of loop iterations) bare,
-# under 'tailor record' and under 'perf record -e cpu-clock' at the same
-# frequency, several times each, and prints the median wall times, each
+# under 'tailor record' (IP, TSC, r15) and under 'perf record -e
+# cpu-clock' at the same frequency, plain and with --intr-regs=r15 (the
+# same information as tailor), several times each, and prints the median wall times, each
 # profiler's overhead as a ratio to the bare run, and the bytes each
 # recording takes per sample.  A benchmark: it prints figures and never
 # fails a build.  Under TCG every figure is inflated; compare the rows.
@@ -16,7 +17,7 @@ set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-freq=1000 iterations=400000000 runs=5 box=6.1
+freq=1000 iterations=2000000000 runs=3 box=6.1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--freq) freq=$2; shift 2 ;;
@@ -59,6 +60,11 @@ for i in \$(seq $runs); do
 	t1=\$(now)
 	n=\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l)
 	echo "BENCH perf \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/p.data) \$n"
+	t0=\$(now)
+	perf record -q -e cpu-clock -F $freq --intr-regs=r15 -o /tmp/p.data -- \$w 2>/dev/null
+	t1=\$(now)
+	n=\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l)
+	echo "BENCH perf+r15 \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/p.data) \$n"
 done
 rmmod tailor
 INBOX
@@ -86,8 +92,8 @@ END {
 	printf "tw_work %s iterations, %s Hz, %d runs each (test box, TCG, software clock)\n", iters, freq, n["bare"]
 	printf "%-8s %10s %10s %14s %14s\n", "", "median s", "overhead", "samples/run", "bytes/sample"
 	printf "%-8s %10.3f %10s %14s %14s\n", "bare", b, "-", "-", "-"
-	split("tailor perf", names, " ")
-	for (i = 1; i <= 2; i++) {
+	split("tailor perf perf+r15", names, " ")
+	for (i = 1; i <= 3; i++) {
 		k = names[i]
 		m = median(k)
 		printf "%-8s %10.3f %9.1f%% %14.0f %14.1f\n", k, m, (m / b - 1) * 100,
