@@ -181,14 +181,14 @@ int cmd_dump(int argc, char **argv)
 	int c, ret;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
 			break;
 		case 's':
 			d.print_samples = strtoull(optarg, &end, 10);
-			if (*end || !*optarg) {
+			if (*end || *optarg < '0' || *optarg > '9') {
 				err_msg("dump: invalid value '%s' for --samples: expected a number", optarg);
 				return EXIT_USAGE;
 			}
@@ -199,6 +199,9 @@ int cmd_dump(int argc, char **argv)
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
+		case ':':
+			err_msg("dump: option '%s' needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
 		default:
 			err_msg("dump: unknown option '%s'; see 'tailor dump --help'",
 				argv[optind - 1]);

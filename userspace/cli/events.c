@@ -73,6 +73,12 @@ static int pfm_event(const char *name, struct event_spec *ev)
 			name, pfm_strerror(ret));
 		return -1;
 	}
+	/* Offcore and load-latency events need config1, which tailor.ko lacks. */
+	if (attr.config1 || attr.config2) {
+		err_msg("event '%s' needs extra encoding fields (config1/config2) that tailor cannot pass yet; choose another event",
+			name);
+		return -1;
+	}
 	if (attr.type != PERF_TYPE_RAW && attr.type != PERF_TYPE_HARDWARE) {
 		err_msg("event '%s' is not a CPU event tailor can sample with PEBS (perf type %u)",
 			name, attr.type);
@@ -91,7 +97,7 @@ int event_resolve(const char *name, struct event_spec *ev)
 	memset(ev, 0, sizeof(*ev));
 	if (!name) {
 		/* The module's default: PEBS cycles, or the software clock. */
-		ev->name = "default";
+		ev->name = "cycles";
 		ev->type = TAILOR_EVENT_HARDWARE;
 		ev->config = PERF_COUNT_HW_CPU_CYCLES;
 		return 0;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
@@ -145,6 +146,7 @@ static int parse_regs(const char *val, struct record_opts *o)
 	}
 	snprintf(buf, sizeof(buf), "%s", val);
 	o->regs_mask = 0;
+	o->no_regs = false;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < sizeof(reg_names) / sizeof(reg_names[0]); i++)
 			if (!strcmp(tok, reg_names[i].name))
@@ -275,8 +277,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				argv[optind - 1]);
 			return -1;
 		default:
-			err_msg("record: unknown option '%s'; see 'tailor record --help'",
-				argv[optind - 1]);
+			if (optopt)
+				err_msg("record: unknown option '-%c'; see 'tailor record --help'",
+					optopt);
+			else
+				err_msg("record: unknown option '%s'; see 'tailor record --help'",
+					argv[optind - 1]);
 			return -1;
 		}
 	}
@@ -308,13 +314,25 @@ static int launch_prepare(char **command, struct launch *l)
 	int go[2], errp[2];
 	char c;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+	if (pipe2(go, O_CLOEXEC)) {
 		err_msg("pipe: %s", strerror(errno));
 		return -1;
 	}
+	if (pipe2(errp, O_CLOEXEC)) {
+		err_msg("pipe: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	/* Our waitpid() needs children to stay reapable. */
+	signal(SIGCHLD, SIG_DFL);
 	l->pid = fork();
 	if (l->pid < 0) {
 		err_msg("fork: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(errp[0]);
+		close(errp[1]);
 		return -1;
 	}
 	if (l->pid == 0) {
@@ -322,8 +340,11 @@ static int launch_prepare(char **command, struct launch *l)
 
 		close(go[1]);
 		close(errp[0]);
-		/* Wait for the parent: EOF means go, a byte means give up. */
-		if (read(go[0], &c, 1) != 0)
+		/*
+		 * Wait for the parent's go byte; EOF means it gave up or died
+		 * during setup, and the command must not run unprofiled.
+		 */
+		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(command[0], command);
 		e = errno;
@@ -340,13 +361,9 @@ static int launch_prepare(char **command, struct launch *l)
 
 static void launch_abort(struct launch *l)
 {
-	char c = 'x';
-
 	if (l->pid <= 0)
 		return;
-	if (write(l->go_fd, &c, 1) != 1)
-		kill(l->pid, SIGKILL);
-	close(l->go_fd);
+	close(l->go_fd);	/* EOF: the child exits without exec */
 	close(l->err_fd);
 	waitpid(l->pid, NULL, 0);
 	l->pid = 0;
@@ -355,11 +372,23 @@ static void launch_abort(struct launch *l)
 /* Let the child exec; 0, or -1 if exec failed (reported). */
 static int launch_go(struct launch *l, const char *cmd)
 {
+	ssize_t n;
+	char go = 'g';
 	int e;
 
+	n = write(l->go_fd, &go, 1);
 	close(l->go_fd);
 	l->go_fd = -1;
-	if (read(l->err_fd, &e, sizeof(e)) == sizeof(e)) {
+	if (n != 1) {
+		err_msg("cannot start '%s': %s", cmd, strerror(errno));
+		close(l->err_fd);
+		return -1;
+	}
+	/* The exec closes the pipe (CLOEXEC); a failed exec sends errno. */
+	do
+		n = read(l->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(e)) {
 		err_msg("cannot run '%s': %s", cmd, strerror(e));
 		close(l->err_fd);
 		return -1;
@@ -368,8 +397,22 @@ static int launch_go(struct launch *l, const char *cmd)
 	return 0;
 }
 
-static int exit_status(int status)
+/*
+ * Reap the launched command.  A stop signal that arrives meanwhile goes
+ * on to it, so a second Ctrl-C or SIGTERM is never swallowed.
+ */
+static int wait_command(pid_t pid)
 {
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			err_msg("waiting for the command: %s", strerror(errno));
+			return 1;
+		}
+		if (stop_signal)
+			kill(pid, stop_signal);
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
@@ -454,7 +497,7 @@ static int build_config(struct recorder *r, pid_t target)
 		return 0;
 	}
 	/* The software clock: say so if the user asked for something else. */
-	if (o->event && !r->ev.timer)
+	if (o->event && !r->ev.timer && source == TAILOR_SOURCE_AUTO && !o->quiet)
 		fprintf(stderr, "tailor: no PEBS on this CPU; sampling with the software clock instead of '%s'\n",
 			o->event);
 	if (o->data_addr && !o->quiet)
@@ -477,6 +520,7 @@ static int write_meta(struct recorder *r, pid_t target)
 {
 	struct record_opts *o = r->o;
 	struct tailor_config *c = &r->cfg;
+	bool pebs = c->source_used == TAILOR_SOURCE_PEBS;
 	char meta[8192], cmd[2048] = "";
 	size_t n, i;
 
@@ -499,8 +543,9 @@ static int write_meta(struct recorder *r, pid_t target)
 		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
 		"target=%s\npid=%d\ncommand=%s\n"
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n",
-		c->source_used == TAILOR_SOURCE_TIMER ? "cpu-clock" : r->ev.name,
-		c->event_type, (uint64_t)c->event_config, c->precise,
+		pebs ? r->ev.name : "cpu-clock",
+		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
+		pebs ? c->precise : 0,
 		source_name(c->source), source_name(c->source_used),
 		c->tsc_source == TAILOR_TSC_PEBS ? "pebs" : "handler",
 		r->info.tsc_khz, r->info.tsc_khz_measured, r->info.tsc_mult,
@@ -516,10 +561,18 @@ static int write_meta(struct recorder *r, pid_t target)
 	return write_text(r->w, TLR_META, meta);
 }
 
-/* Everything /dev/tailor has now; 0 at end of stream, 1 if more may come. */
+/*
+ * What /dev/tailor has now, at most READS_PER_PULL buffers so that a disk
+ * slower than the samples cannot starve signals, the time limit and the
+ * side-band: 0 at end of stream, 1 if more may come, -errno.
+ */
+#define READS_PER_PULL	16
+
 static int pull_samples(struct recorder *r)
 {
-	for (;;) {
+	int reads;
+
+	for (reads = 0; reads < READS_PER_PULL; reads++) {
 		struct tlr_samples hdr = { .record_size = r->cfg.record_size };
 		ssize_t n = read(r->fd, r->buf, READ_BUF_BYTES);
 		const void *parts[2];
@@ -543,7 +596,10 @@ static int pull_samples(struct recorder *r)
 		if (err)
 			return err;
 		r->samples += hdr.count;
+		if ((size_t)n < READ_BUF_BYTES)
+			return 1;
 	}
+	return 1;
 }
 
 static void status_line(struct recorder *r, uint64_t now)
@@ -589,6 +645,14 @@ static int record_loop(struct recorder *r)
 		uint64_t now;
 
 		poll(pfd, nfd + 1, POLL_MS);
+		/*
+		 * A side-band event whose thread exited reports POLLHUP for
+		 * good; stop polling it (its ring is still drained) or poll
+		 * would never sleep again.
+		 */
+		for (i = 1; i <= nfd; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+				pfd[i].fd = -1;
 		more = pull_samples(r);
 		if (more < 0)
 			return more;
@@ -661,10 +725,13 @@ static int finish(struct recorder *r, int exit_code)
 {
 	struct tailor_stats st = {};
 	char end[1024];
-	int err, werr;
+	int err, werr, more;
 
 	ioctl(r->fd, TAILOR_IOC_STOP);
-	err = pull_samples(r) < 0;
+	/* Stopped: reads return the rest, then 0. */
+	while ((more = pull_samples(r)) > 0)
+		;
+	err = more < 0;
 	if (r->sb)
 		err |= sideband_drain(r->sb, r->w) != 0;
 	device_stats(r->fd, &st);
@@ -719,6 +786,17 @@ static int finish(struct recorder *r, int exit_code)
 	return err ? -1 : 0;
 }
 
+/* Side-band needs an event per thread and CPU: allow what we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static void install_stop_handlers(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -735,7 +813,7 @@ int cmd_record(int argc, char **argv)
 	struct recorder r = { .o = &o, .fd = -1 };
 	struct launch l = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	pid_t target;
-	int status, exit_code = -1, ret = 1;
+	int exit_code = -1, ret = 1, loop_err;
 
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
@@ -765,9 +843,11 @@ int cmd_record(int argc, char **argv)
 		err_msg("cannot create '%s': %s", o.output, strerror(errno));
 		goto out_child;
 	}
+	raise_fd_limit();
 	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target);
 	if (!r.sb)
-		err_msg("recording without mappings: samples will not map to code");
+		err_msg(o.command ? "recording without mappings: samples will not map to code" :
+			"recording only the mappings that exist now: code mapped later will not map");
 	if (write_meta(&r, target))
 		goto out_write;
 	if (!o.command && sideband_snapshot(r.w, o.all_cpus ? 0 : target, rdtsc()))
@@ -790,28 +870,28 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
-	if (record_loop(&r))
+	loop_err = record_loop(&r);
+	if (loop_err)
 		snprintf(r.reason, sizeof(r.reason), "error");
+	/* Nobody reads the rings while we wait: stop sampling first. */
+	ioctl(r.fd, TAILOR_IOC_STOP);
 	if (l.pid > 0) {
 		/* Pass a stop signal on, as perf record does; then reap. */
 		if (stop_signal)
 			kill(l.pid, stop_signal);
-		else if (!strcmp(r.reason, "duration") && !o.quiet)
-			fprintf(stderr, "tailor: recording stopped after %g s; waiting for '%s' to finish\n",
-				o.duration, o.command[0]);
-		if (strcmp(r.reason, "duration")) {
-			while (waitpid(l.pid, &status, 0) < 0 && errno == EINTR)
-				;
-			exit_code = exit_status(status);
+		if (!strcmp(r.reason, "duration")) {
+			if (!o.quiet)
+				fprintf(stderr, "tailor: recording stopped after %g s; waiting for '%s' to finish\n",
+					o.duration, o.command[0]);
+		} else {
+			exit_code = wait_command(l.pid);
 			l.pid = 0;
 		}
 	}
-	ret = finish(&r, exit_code) ? 1 : 0;
+	ret = finish(&r, exit_code) || loop_err ? 1 : 0;
 	/* After --duration the command ran on; its status is still ours. */
 	if (l.pid > 0) {
-		while (waitpid(l.pid, &status, 0) < 0 && errno == EINTR)
-			;
-		exit_code = exit_status(status);
+		exit_code = wait_command(l.pid);
 		l.pid = 0;
 	}
 	if (o.command && !ret)

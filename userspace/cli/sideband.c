@@ -169,34 +169,64 @@ static int add_cpus(struct sideband *sb, pid_t pid)
 	return added ? 0 : -ENODEV;
 }
 
+static bool seen_tid(const pid_t *tids, int n, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
 /*
  * Every thread of @pid has its own events (mmaps are reported to the
- * mapping thread's events); threads created later inherit them.
+ * mapping thread's events); threads created later inherit them.  A thread
+ * cloned while we attach may have been missed, or have inherited events
+ * for only some CPUs: scan again until a pass finds no new thread (an
+ * extra event only duplicates harmless MMAP records).
  */
 static int add_process(struct sideband *sb, pid_t pid)
 {
+	pid_t *tids = NULL;
+	int nr = 0, err = 0, found;
 	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int err = 0, added = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return add_cpus(sb, pid);
-	while ((d = readdir(dir))) {
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		err = add_cpus(sb, atoi(d->d_name));
-		/* A thread that exited meanwhile is no loss. */
-		if (err == -ESRCH)
-			err = 0;
-		if (err)
+	do {
+		struct dirent *d;
+		DIR *dir = opendir(path);
+
+		if (!dir) {
+			err = nr ? 0 : add_cpus(sb, pid);
 			break;
-		added++;
-	}
-	closedir(dir);
-	if (!err && !added)
+		}
+		found = 0;
+		while (!err && (d = readdir(dir))) {
+			pid_t tid, *t;
+
+			if (!isdigit((unsigned char)d->d_name[0]))
+				continue;
+			tid = atoi(d->d_name);
+			if (seen_tid(tids, nr, tid))
+				continue;
+			t = realloc(tids, (nr + 1) * sizeof(*tids));
+			if (!t) {
+				err = -ENOMEM;
+				break;
+			}
+			tids = t;
+			tids[nr++] = tid;
+			err = add_cpus(sb, tid);
+			/* A thread that exited meanwhile is no loss. */
+			if (err == -ESRCH)
+				err = 0;
+			found++;
+		}
+		closedir(dir);
+	} while (!err && found);
+	free(tids);
+	if (!err && !sb->nr_rings)
 		err = -ESRCH;
 	return err;
 }
@@ -214,7 +244,8 @@ struct sideband *sideband_open(enum sideband_target target, pid_t pid)
 		err_msg("cannot follow the target's mappings with perf_event_open: %s%s",
 			strerror(err ? -err : ENODEV),
 			err == -EACCES || err == -EPERM ?
-			" (run as root, or lower /proc/sys/kernel/perf_event_paranoid)" : "");
+			" (run as root, or lower /proc/sys/kernel/perf_event_paranoid)" :
+			err == -EMFILE ? " (one event per thread and CPU: raise 'ulimit -n')" : "");
 		sideband_close(sb);
 		return NULL;
 	}
@@ -453,6 +484,7 @@ static int snapshot_pid(struct tlr_writer *w, pid_t pid, uint64_t tsc)
 		return 0;	/* gone, or a kernel thread: nothing to map */
 	while (!err && fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, inode;
+		size_t got = strlen(line);
 		unsigned int maj, min;
 		char perms[8];
 		int n = 0;
@@ -461,6 +493,14 @@ static int snapshot_pid(struct tlr_writer *w, pid_t pid, uint64_t tsc)
 		const void *parts[3];
 		size_t lens[3];
 
+		/* A path longer than the buffer: skip it whole, never re-parse its tail. */
+		if (got && line[got - 1] != '\n' && !feof(f)) {
+			int ch;
+
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
+		}
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
 			   perms, &pgoff, &maj, &min, &inode, &n) < 7 ||
 		    perms[2] != 'x')
