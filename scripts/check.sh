@@ -8,8 +8,8 @@
 #           unit test passes under ASan and UBSan; the kselftests build.
 #           The kernel patches apply to linux-source-6.1 and pass
 #           checkpatch --strict.  The tailor command builds with -Werror;
-#           its unit tests pass under ASan and UBSan; the recording reader
-#           survives a bounded libFuzzer run.
+#           its unit tests pass under ASan and UBSan; the recording and
+#           dictionary readers survive a bounded libFuzzer run each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
 #           on the patched debug kernel (KASAN, lockdep, kmemleak), once
 #           with a trusted TSC and once with tsc=unstable.
@@ -144,10 +144,10 @@ native() {
 	fi
 	unit_tests
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
-		result "recording reader fuzzed for ${FUZZ_SECONDS:-60} s (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$') inputs" 0
+		result "recording and dictionary readers fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
 	else
 		grep -E 'ERROR|SUMMARY|Test unit written' "$out/fuzz.log" | head -5
-		result "recording reader fuzzing" 1 "see $out/fuzz.log"
+		result "reader fuzzing" 1 "see $out/fuzz.log"
 	fi
 
 	if make -s -C "$top" kselftests >"$out/kselftests.log" 2>&1; then

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The Tagging Dictionary end to end without a profiler: libtailor's
+ * trackers record what a small compiler lowers, the file is written, and
+ * the reader gives back exactly those links; every malformed line is
+ * refused with its line number.  Built with ASan and UBSan.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tailor/dictionary.h"
+#include "tailor/dictionary_reader.h"
+
+static int nr_tests, nr_failed, case_failed;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("# %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+		case_failed = 1;					\
+	}								\
+} while (0)
+
+static void end_case(const char *name)
+{
+	nr_tests++;
+	printf("%s %d - %s\n", case_failed ? "not ok" : "ok", nr_tests, name);
+	nr_failed += case_failed;
+	case_failed = 0;
+}
+
+static char tmp_path[64];
+
+/*
+ * A query like seed 000's Figure 3: scan -> join (build, probe) ->
+ * group-by, two pipelines, generated lines 10..15 of q.c, and a shared
+ * runtime function (rt.c:100) called by the join, attributed by tag.
+ */
+static int build_query_dictionary(const char *path)
+{
+	struct tailor_dict *d = tailor_dict_new();
+	int pipe, op, ret;
+	unsigned int line;
+
+	if (!d)
+		return -ENOMEM;
+	pipe = tailor_dict_level(d, "pipeline");
+	op = tailor_dict_level(d, "operator");
+	tailor_dict_component(d, op, 1, "TableScan lineitem");
+	tailor_dict_component(d, op, 2, "HashJoin");
+	tailor_dict_component(d, op, 3, "GroupBy");
+	tailor_dict_parent(d, op, 1, op, 2);
+	tailor_dict_parent(d, op, 2, op, 3);
+	tailor_dict_component(d, pipe, 1, "pipeline 1 (scan, build)");
+	tailor_dict_component(d, pipe, 2, "pipeline 2 (probe, group)");
+	tailor_dict_tag_field(d, op, 0, 16);
+	tailor_dict_tag_field(d, pipe, 16, 16);
+
+	tailor_dict_log(d, "operators->pipelines");
+	tailor_track_push(d, op, 1);
+	tailor_track_emit(d, pipe, 1);
+	tailor_track_pop(d, op);
+	tailor_track_push(d, op, 2);
+	tailor_track_emit(d, pipe, 1);
+	tailor_track_emit(d, pipe, 2);
+	tailor_track_pop(d, op);
+	tailor_track_push(d, op, 3);
+	tailor_track_emit(d, pipe, 2);
+	tailor_track_pop(d, op);
+
+	tailor_dict_log(d, "pipelines->code");
+	tailor_track_push(d, pipe, 1);
+	tailor_track_push(d, op, 1);
+	for (line = 10; line <= 11; line++)
+		tailor_track_emit_line(d, "/tmp/q.c", line);
+	tailor_track_pop(d, op);
+	tailor_track_push(d, op, 2);
+	tailor_track_emit_line(d, "/tmp/q.c", 12);
+	tailor_track_pop(d, op);
+	tailor_track_pop(d, pipe);
+	tailor_track_push(d, pipe, 2);
+	tailor_track_push(d, op, 2);
+	tailor_track_emit_line(d, "/tmp/q.c", 13);
+	tailor_track_pop(d, op);
+	tailor_track_push(d, op, 3);
+	for (line = 14; line <= 15; line++)
+		tailor_track_emit_line(d, "/tmp/q.c", line);
+	tailor_track_pop(d, op);
+	tailor_track_pop(d, pipe);
+	tailor_dict_shared_line(d, "/src/rt.c", 100);
+
+	ret = tailor_dict_write(d, path);
+	tailor_dict_free(d);
+	return ret;
+}
+
+static uint64_t upper_of_line(const struct tdict *d, const char *fl, int level)
+{
+	const struct tdict_link *k;
+	size_t n, i;
+
+	k = tdict_line_links(d, fl, &n);
+	for (i = 0; i < n; i++)
+		if (k[i].upper_level == level)
+			return k[i].upper_id;
+	return 0;
+}
+
+static void test_roundtrip(void)
+{
+	const struct tdict_component *c;
+	const struct tdict_link *k;
+	struct tdict *d;
+	char err[256];
+	size_t n;
+	int op, pipe;
+
+	CHECK(build_query_dictionary(tmp_path) == 0);
+	d = tdict_load(tmp_path, err, sizeof(err));
+	CHECK(d != NULL);
+	if (!d) {
+		printf("# %s\n", err);
+		end_case("roundtrip");
+		return;
+	}
+	pipe = tdict_level(d, "pipeline");
+	op = tdict_level(d, "operator");
+	CHECK(pipe == 1 && op == 2 && d->nr_levels == 3);
+	CHECK(tdict_level(d, "line") == 0);
+	CHECK(d->nr_components == 5);
+	c = tdict_component(d, op, 2);
+	CHECK(c && !strcmp(c->name, "HashJoin"));
+	CHECK(c && c->parent_level == op && c->parent_id == 3);
+	CHECK(tdict_component(d, op, 4) == NULL);
+	CHECK(tdict_component(d, pipe, 3) == NULL);
+	/* Generated lines go up to their pipeline and operator. */
+	CHECK(upper_of_line(d, "/tmp/q.c:10", pipe) == 1);
+	CHECK(upper_of_line(d, "/tmp/q.c:10", op) == 1);
+	CHECK(upper_of_line(d, "/tmp/q.c:12", op) == 2);
+	CHECK(upper_of_line(d, "/tmp/q.c:13", pipe) == 2);
+	CHECK(upper_of_line(d, "/tmp/q.c:13", op) == 2);
+	CHECK(upper_of_line(d, "/tmp/q.c:15", op) == 3);
+	CHECK(tdict_line_links(d, "/tmp/q.c:16", &n) == NULL && n == 0);
+	/* A prefix of a key is not the key. */
+	CHECK(tdict_line_links(d, "/tmp/q.c:1", &n) == NULL && n == 0);
+	/* The join feeds both pipelines. */
+	k = tdict_component_links(d, pipe, 1, &n);
+	CHECK(k && n == 2);
+	k = tdict_component_links(d, pipe, 2, &n);
+	CHECK(k && n == 2);
+	CHECK(d->nr_logs == 2 && !strcmp(d->logs[1], "pipelines->code"));
+	CHECK(tdict_is_shared(d, "/src/rt.c:100"));
+	CHECK(!tdict_is_shared(d, "/src/rt.c:10"));
+	/* Tags: operator in bits 0..15, pipeline in 16..31. */
+	CHECK(tdict_tag_component(d, op, 0x00020003) == 3);
+	CHECK(tdict_tag_component(d, pipe, 0x00020003) == 2);
+	CHECK(tdict_tag_component(d, 0, 0x00020003) == 0);
+	CHECK(!strcmp(d->tag_register, "r15"));
+	tdict_free(d);
+	end_case("trackers write what the reader gives back");
+}
+
+static void test_writer_refusals(void)
+{
+	struct tailor_dict *d = tailor_dict_new();
+	int op = tailor_dict_level(d, "operator");
+
+	CHECK(op == 1);
+	CHECK(tailor_dict_level(d, "operator") == -EEXIST);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	CHECK(tailor_dict_component(d, op, 0, "zero id") == -EINVAL);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	CHECK(tailor_dict_component(d, op, 1, "tab\tin name") == -EINVAL);
+	/* Sticky: later calls report the first failure. */
+	CHECK(tailor_dict_component(d, op, 2, "fine") == -EINVAL);
+	CHECK(tailor_dict_write(d, tmp_path) == -EINVAL);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	CHECK(tailor_dict_link_line(d, "/tmp/q.c", 3, op, 9) == -ENOENT);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	CHECK(tailor_track_pop(d, op) == -EINVAL);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	CHECK(tailor_dict_tag_field(d, op, 60, 8) == -EINVAL);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	tailor_dict_component(d, op, 1, "A");
+	CHECK(tailor_dict_component(d, op, 1, "A again") == -EEXIST);
+	tailor_dict_free(d);
+	end_case("the writer refuses what the format cannot hold");
+}
+
+struct bad_dict {
+	const char *text;
+	const char *message;	/* expected in the error */
+};
+
+static const struct bad_dict bad_dicts[] = {
+	{ "", ":1: empty file" },
+	{ "tailor-dictionary\t2\n", ":1: dictionary format 2" },
+	{ "hello\n", ":1: not a tailor dictionary" },
+	{ "tailor-dictionary\t1\ncomponent\top\t1\tX\n", ":2: unknown level 'op'" },
+	{ "tailor-dictionary\t1\nlevel\top\nlevel\top\n", ":3: level 'op' declared twice" },
+	{ "tailor-dictionary\t1\nlevel\top\ncomponent\top\tx\tX\n", ":3: component id 'x' is not a number" },
+	{ "tailor-dictionary\t1\nlevel\top\ncomponent\top\t0\tX\n", ":3: component id '0' is out of range" },
+	{ "tailor-dictionary\t1\nlevel\top\ncomponent\top\t1\n", ":3: 'component' takes 3" },
+	{ "tailor-dictionary\t1\nlevel\top\nlink\tline\tq.c\top\t1\n", ":3: line key 'q.c' is not file:line" },
+	{ "tailor-dictionary\t1\nlevel\top\nlink\tline\tq.c:3\top\t1\n", "op 1, which is not declared" },
+	{ "tailor-dictionary\t1\nlevel\top\ncomponent\top\t1\tX\ncomponent\top\t1\tY\n", "op 1 declared twice" },
+	{ "tailor-dictionary\t1\nlevel\top\ntag\top\t60\t8\n", ":3: tag field 60+8 does not fit" },
+	{ "tailor-dictionary\t1\nfrobnicate\t1\n", ":2: unknown line kind 'frobnicate'" },
+	{ "tailor-dictionary\t1\nlevel\ta\nlevel\tb\ncomponent\ta\t1\tA\ncomponent\tb\t1\tB\nlink\tb\t1\ta\t1\n",
+	  ":6: link from level 'b' to 'a' does not go up" },
+};
+
+static void test_reader_refusals(void)
+{
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_dicts) / sizeof(bad_dicts[0]); i++) {
+		struct tdict *d = tdict_parse(bad_dicts[i].text,
+					      strlen(bad_dicts[i].text), "t.dict",
+					      err, sizeof(err));
+
+		CHECK(d == NULL);
+		if (d) {
+			tdict_free(d);
+			printf("# case %zu accepted\n", i);
+			continue;
+		}
+		if (!strstr(err, bad_dicts[i].message)) {
+			printf("# case %zu: '%s' lacks '%s'\n", i, err, bad_dicts[i].message);
+			case_failed = 1;
+		}
+	}
+	end_case("the reader refuses bad lines, naming the line");
+}
+
+static void test_extensions_and_comments(void)
+{
+	static const char text[] =
+		"tailor-dictionary\t1\n# a comment\n\nx-vendor\tanything\there\n"
+		"level\top\ncomponent\top\t7\tSort (by key)\ntag-register\tr14\n";
+	char err[256];
+	struct tdict *d = tdict_parse(text, sizeof(text) - 1, "t.dict", err, sizeof(err));
+
+	CHECK(d != NULL);
+	if (d) {
+		CHECK(!strcmp(tdict_component(d, 1, 7)->name, "Sort (by key)"));
+		CHECK(!strcmp(d->tag_register, "r14"));
+		tdict_free(d);
+	}
+	end_case("comments, blank lines and x- extensions are skipped");
+}
+
+int main(void)
+{
+	snprintf(tmp_path, sizeof(tmp_path), "/tmp/tailor-dict-test.%d", (int)getpid());
+	printf("TAP version 13\n1..4\n");
+	test_roundtrip();
+	test_writer_refusals();
+	test_reader_refusals();
+	test_extensions_and_comments();
+	unlink(tmp_path);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+	       nr_tests - nr_failed, nr_failed);
+	return nr_failed ? 1 : 0;
+}
