@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "tagged_loop.h"
 
 static uint64_t ms_per_thread;
 
@@ -18,16 +19,6 @@ static uint64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static void tagged_loop(uint64_t tag, uint64_t n)
-{
-	__asm__ volatile("push %%r15\n\t"
-			 "mov %0, %%r15\n\t"
-			 "1: dec %1\n\t"
-			 "jnz 1b\n\t"
-			 "pop %%r15"
-			 : "+r"(tag), "+r"(n) : : "cc");
 }
 
 static void *spin(void *arg)

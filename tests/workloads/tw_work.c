@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "tagged_loop.h"
 
 int main(int argc, char **argv)
 {
@@ -16,11 +17,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = strtoull(argv[1], NULL, 0);
-	__asm__ volatile("push %%r15\n\t"
-			 "mov %0, %%r15\n\t"
-			 "1: dec %1\n\t"
-			 "jnz 1b\n\t"
-			 "pop %%r15"
-			 : "+r"(tag), "+r"(n) : : "cc");
+	if (n)
+		tagged_loop(tag, n);
 	return 0;
 }
