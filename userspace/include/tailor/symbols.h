@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * From a sampled IP to code: which mapping of which process held it at
+ * the sample's time, which ELF file and address that is, and, through
+ * DWARF (libdw, including separate debuginfo), which function and source
+ * line.  Results are cached per (file, address), so a sample costs about
+ * a hash lookup once its address has been seen.
+ */
+#ifndef TAILOR_SYMBOLS_H
+#define TAILOR_SYMBOLS_H
+
+#include <stdint.h>
+
+enum sym_status {
+	SYM_OK = 0,		/* function and line known */
+	SYM_NO_LINE,		/* function known, no line information */
+	SYM_NO_DEBUGINFO,	/* in a file with neither symbols nor DWARF */
+	SYM_NO_FILE,		/* the mapped file cannot be opened */
+	SYM_NO_MAPPING,		/* no mapping of the process covers the IP */
+};
+
+struct sym_result {
+	enum sym_status status;
+	const char *path;	/* the mapped file, or NULL */
+	uint64_t address;	/* ELF virtual address of the IP in that file */
+	const char *function;	/* or NULL */
+	const char *file;	/* source file, or NULL */
+	unsigned int line;	/* 0 if unknown */
+};
+
+struct symbolizer;
+
+struct symbolizer *sym_new(void);
+void sym_free(struct symbolizer *s);
+/* A mapping of @pid from time @tsc on (0: from the start). */
+int sym_add_mapping(struct symbolizer *s, uint32_t pid, uint64_t tsc,
+		    uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *path);
+/* Strings in @out stay valid until sym_free(). */
+void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t tsc,
+		struct sym_result *out);
+
+#endif /* TAILOR_SYMBOLS_H */
