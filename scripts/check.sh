@@ -40,6 +40,29 @@ headers_for() {
 	ls -d /usr/src/linux-headers-"$1".*-amd64 2>/dev/null | sort -V | tail -1
 }
 
+# check NAME LOG CMD...: one check, its output kept in LOG, the tail shown on failure.
+check() {
+	local name=$1 log=$2
+	shift 2
+	if "$@" >"$log" 2>&1; then
+		result "$name" 0
+	else
+		tail -5 "$log"
+		result "$name" 1 "see $log"
+	fi
+}
+
+checkpatch() {	# checkpatch ARGS...: from the kernel tree, with Debian's python
+	(cd "$ksrc" && PATH=/usr/bin:$PATH "$cp" --strict --quiet "$@")
+}
+
+# The uapi test: built and run with the sanitizers.
+uapi_test() {
+	gcc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -Ikmod tests/unit/uapi_test.c \
+		-o "$out/uapi_test" && "$out/uapi_test"
+}
+
 # A module build whose output has any compiler or sparse diagnostic fails.
 module_lint() {
 	local ver=$1 kdir log
@@ -98,50 +121,21 @@ native() {
 
 	if [ -x "$cp" ]; then
 		# Sources only: kbuild leaves a generated tailor.mod.c beside them.
-		if (cd "$ksrc" && PATH=/usr/bin:$PATH "$cp" --strict --quiet --terse -f \
-			$(ls "$top"/kmod/*.c "$top"/kmod/*.h "$top"/kmod/uapi/*.h | grep -v '\.mod\.c$')) \
-			>"$out/checkpatch.log" 2>&1; then
-			result "checkpatch --strict on kmod/" 0
-		else
-			head -10 "$out/checkpatch.log"
-			result "checkpatch --strict on kmod/" 1 "see $out/checkpatch.log"
-		fi
+		check "checkpatch --strict on kmod/" "$out/checkpatch.log" \
+			checkpatch --terse -f $(ls "$top"/kmod/*.c "$top"/kmod/*.h \
+			"$top"/kmod/uapi/*.h | grep -v '\.mod\.c$')
+		# From the kernel tree: inside a git work tree checkpatch
+		# misreads patch files as files to check.
+		check "checkpatch --strict on patches/" "$out/checkpatch-patches.log" \
+			checkpatch "$top"/patches/*.patch
 	else
-		result "checkpatch --strict on kmod/" 1 "$cp missing; run scripts/setup.sh"
+		result "checkpatch --strict" 1 "$cp missing; run scripts/setup.sh"
 	fi
-
-	if tests/box/build-debug-kernel.sh --check-apply-only >"$out/patches.log" 2>&1; then
-		result "patches/ apply to linux-source-6.1" 0
-	else
-		tail -3 "$out/patches.log"
-		result "patches/ apply to linux-source-6.1" 1 "see $out/patches.log"
-	fi
-	# From the kernel tree: inside a git work tree checkpatch misreads
-	# patch files as files to check.
-	if [ -x "$cp" ] && (cd "$ksrc" && PATH=/usr/bin:$PATH "$cp" --strict --quiet \
-		"$top"/patches/*.patch) >"$out/checkpatch-patches.log" 2>&1; then
-		result "checkpatch --strict on patches/" 0
-	else
-		head -10 "$out/checkpatch-patches.log"
-		result "checkpatch --strict on patches/" 1 "see $out/checkpatch-patches.log"
-	fi
-
-	if gcc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -Ikmod tests/unit/uapi_test.c \
-		-o "$out/uapi_test" >"$out/uapi_test.log" 2>&1 &&
-		"$out/uapi_test" >>"$out/uapi_test.log" 2>&1; then
-		result "uapi unit test (ASan, UBSan)" 0
-	else
-		tail -5 "$out/uapi_test.log"
-		result "uapi unit test (ASan, UBSan)" 1 "see $out/uapi_test.log"
-	fi
-
-	if make -s -C "$top" userspace workloads >"$out/userspace.log" 2>&1; then
-		result "tailor command and workloads build with -Werror" 0
-	else
-		tail -5 "$out/userspace.log"
-		result "tailor command and workloads build with -Werror" 1 "see $out/userspace.log"
-	fi
+	check "patches/ apply to linux-source-6.1" "$out/patches.log" \
+		tests/box/build-debug-kernel.sh --check-apply-only
+	check "uapi unit test (ASan, UBSan)" "$out/uapi_test.log" uapi_test
+	check "tailor command and workloads build with -Werror" "$out/userspace.log" \
+		make -s -C "$top" userspace workloads
 	unit_tests
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
 		result "recording and dictionary readers fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
@@ -150,12 +144,8 @@ native() {
 		result "reader fuzzing" 1 "see $out/fuzz.log"
 	fi
 
-	if make -s -C "$top" kselftests >"$out/kselftests.log" 2>&1; then
-		result "kselftests build with -Werror" 0
-	else
-		tail -5 "$out/kselftests.log"
-		result "kselftests build with -Werror" 1 "see $out/kselftests.log"
-	fi
+	check "kselftests build with -Werror" "$out/kselftests.log" \
+		make -s -C "$top" kselftests
 }
 
 box() {
