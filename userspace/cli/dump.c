@@ -82,8 +82,7 @@ static void print_text(const char *what, const struct tlr_record *rec)
 	}
 }
 
-static void print_sample(const struct dump_state *d,
-			 const struct tailor_sample *s, uint32_t nr_regs)
+static void print_sample(const struct tailor_sample *s, uint32_t nr_regs)
 {
 	uint32_t i;
 
@@ -93,7 +92,6 @@ static void print_sample(const struct dump_state *d,
 	       tailor_who_flags(s->who));
 	for (i = 0; i < nr_regs; i++)
 		printf(" reg%u=0x%" PRIx64, i, (uint64_t)s->regs[i]);
-	(void)d;
 	putchar('\n');
 }
 
@@ -101,7 +99,12 @@ static void take_samples(struct dump_state *d, const struct tlr_record *rec)
 {
 	const struct tlr_samples *h = rec->payload;
 	const uint8_t *p = (const uint8_t *)(h + 1);
+	/* META's mask, but never more registers than the record holds. */
 	uint32_t i, nr_regs = __builtin_popcountll(d->regs_mask);
+	uint32_t room = (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8;
+
+	if (nr_regs > room)
+		nr_regs = room;
 
 	d->batches++;
 	for (i = 0; i < h->count; i++, p += h->record_size) {
@@ -113,8 +116,7 @@ static void take_samples(struct dump_state *d, const struct tlr_record *rec)
 			d->last_tsc = s->tsc;
 		count_thread(d, tailor_who_pid(s->who), tailor_who_tid(s->who));
 		if (d->samples < d->print_samples)
-			print_sample(d, s, (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8 < nr_regs ?
-				     (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8 : nr_regs);
+			print_sample(s, nr_regs);
 		d->samples++;
 	}
 }
