@@ -37,7 +37,7 @@ all: module userspace workloads kselftests
 userspace:
 	$(MAKE) -C userspace O=$(BUILD)/userspace
 
-workloads:
+workloads: userspace
 	$(MAKE) -C tests/workloads O=$(BUILD)/workloads
 
 # MODULE_OUT builds a copy of the sources elsewhere, so modules for

@@ -8,8 +8,11 @@
 #           unit test passes under ASan and UBSan; the kselftests build.
 #           The kernel patches apply to linux-source-6.1 and pass
 #           checkpatch --strict.  The tailor command builds with -Werror;
-#           its unit tests pass under ASan and UBSan; the recording and
-#           dictionary readers survive a bounded libFuzzer run each.
+#           its unit tests pass under ASan and UBSan; tailor report
+#           (built with ASan and UBSan) gives the exact ground truth of the
+#           golden profiles; the recording, dictionary and profile
+#           (recording, perf.data) readers survive a bounded libFuzzer run
+#           each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
 #           on the patched debug kernel (KASAN, lockdep, kmemleak), once
 #           with a trusted TSC and once with tsc=unstable.
@@ -89,13 +92,15 @@ module_lint() {
 	result "tailor.ko W=1 C=1 build against $(basename "$kdir")" 0
 }
 
-# Unit tests print TAP and a kselftest-style "# Totals:" line each.
-unit_tests() {
-	local log=$out/unit.log t p f s rc=0 failed_before=$fail
-	make -s -C userspace check-unit >"$log" 2>&1 || rc=$?
+# tap_totals NAME LOG CMD...: a suite printing TAP and kselftest-style
+# "# Totals:" lines; each line's counts are added to the summary.
+tap_totals() {
+	local name=$1 log=$2 t p f s rc=0 failed_before=$fail
+	shift 2
+	"$@" >"$log" 2>&1 || rc=$?
 	if ! grep -q '^# Totals:' "$log"; then
 		tail -5 "$log"
-		result "unit tests" 1 "no results, see $log"
+		result "$name" 1 "no results, see $log"
 		return
 	fi
 	grep '^not ok' "$log" | sed 's/^/   /'
@@ -103,12 +108,12 @@ unit_tests() {
 		[[ $t =~ \ pass:([0-9]+)\ fail:([0-9]+)\ .*\ skip:([0-9]+) ]] || continue
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
-		echo "unit tests: $p passed, $f failed, $s skipped"
+		echo "$name: $p passed, $f failed, $s skipped"
 	done < <(grep '^# Totals:' "$log")
 	# A test binary that died (say, an ASan report) printed no failure.
 	if [ "$rc" -ne 0 ] && [ "$fail" -eq "$failed_before" ]; then
 		tail -5 "$log"
-		result "unit tests exit status" 1 "make check-unit failed, see $log"
+		result "$name exit status" 1 "see $log"
 	fi
 }
 
@@ -136,9 +141,15 @@ native() {
 	check "uapi unit test (ASan, UBSan)" "$out/uapi_test.log" uapi_test
 	check "tailor command and workloads build with -Werror" "$out/userspace.log" \
 		make -s -C "$top" userspace workloads
-	unit_tests
+	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
+	if make -s -C userspace test-tools >"$out/test-tools.log" 2>&1; then
+		tap_totals "golden report tests" "$out/golden.log" tests/golden/golden_test.sh
+	else
+		tail -5 "$out/test-tools.log"
+		result "golden report tests" 1 "test tools did not build, see $out/test-tools.log"
+	fi
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
-		result "recording and dictionary readers fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
+		result "recording, dictionary and profile readers fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
 	else
 		grep -E 'ERROR|SUMMARY|Test unit written' "$out/fuzz.log" | head -5
 		result "reader fuzzing" 1 "see $out/fuzz.log"

@@ -47,7 +47,7 @@ find_release() {
 	return 1
 }
 
-tests="tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_module_test"
+tests=${TAILOR_BOX_TESTS:-"tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_report_test tailor_module_test"}
 append=""
 case $box in
 debug | debug-unstable)

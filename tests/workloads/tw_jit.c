@@ -15,7 +15,7 @@ void tw_generated_spin(uint64_t ms)
 	start = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	do {
 		for (int i = 0; i < 1000000; i++)
-			x += i;
+			x += i;	/* golden: jit */
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 		now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	} while (now - start < ms * 1000000ull);

@@ -20,6 +20,8 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 /* Print "tailor: " + message to stderr. */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,9 @@ static const char usage[] =
 "commands:\n"
 "  record   profile a command, a process or all CPUs into a recording\n"
 "  dump     print what a recording holds, and whether it is complete\n"
+"  report   attribute samples to operators, pipelines, functions, lines:\n"
+"           cost table, plan tree, annotated source, timeline, memory\n"
+"  timeline operator activity over time (report --view timeline)\n"
 "\n"
 "'tailor <command> --help' describes each command's options.\n";
 
@@ -48,6 +51,10 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "timeline"))
+		return cmd_timeline(argc - 1, argv + 1);
 	err_msg("unknown command '%s'; see 'tailor --help'", argv[1]);
 	return EXIT_USAGE;
 }

@@ -137,6 +137,7 @@ static int add_component(struct parser *p, char **f)
 	/* Duplicates are caught after sorting (check_references()). */
 	if (grow((void **)&d->components, &p->cap_components, d->nr_components, sizeof(c)))
 		return perr(p, "out of memory");
+	c.lineno = p->lineno;
 	d->components[d->nr_components++] = c;
 	return 0;
 }
@@ -164,6 +165,7 @@ static int add_link(struct parser *p, char **f)
 		return perr(p, "link from level '%s' to '%s' does not go up", f[1], f[3]);
 	if (grow((void **)&d->links, &p->cap_links, d->nr_links, sizeof(k)))
 		return perr(p, "out of memory");
+	k.lineno = p->lineno;
 	d->links[d->nr_links++] = k;
 	return 0;
 }
@@ -273,13 +275,16 @@ static int check_references(struct parser *p)
 
 	p->lineno = 0;
 	for (i = 1; i < d->nr_components; i++)
-		if (!cmp_component(&d->components[i - 1], &d->components[i]))
+		if (!cmp_component(&d->components[i - 1], &d->components[i])) {
+			p->lineno = d->components[i].lineno;
 			return perr(p, "component %s %llu declared twice",
 				    d->levels[d->components[i].level],
 				    (unsigned long long)d->components[i].id);
+		}
 	for (i = 0; i < d->nr_links; i++) {
 		const struct tdict_link *k = &d->links[i];
 
+		p->lineno = k->lineno;
 		if (!tdict_component(d, k->upper_level, k->upper_id))
 			return perr(p, "a link names %s %llu, which is not declared",
 				    d->levels[k->upper_level],

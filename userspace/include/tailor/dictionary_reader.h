@@ -16,6 +16,7 @@ struct tdict_component {
 	const char *name;
 	int parent_level;	/* -1: none */
 	uint64_t parent_id;
+	unsigned int lineno;	/* where the file declares it */
 };
 
 struct tdict_link {
@@ -25,6 +26,7 @@ struct tdict_link {
 	int upper_level;
 	uint64_t upper_id;
 	int log;		/* index into logs, -1 before any log line */
+	unsigned int lineno;	/* where the file has it */
 };
 
 struct tdict_tag {

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tailor report end to end, in the test box: tw_ops runs three operators
+ * whose work is split 1:2:1 (scan's own loop; join in shared code under
+ * tag 2; agg in unlinked runtime code under tag 3) and writes its Tagging
+ * Dictionary.  Recorded by tailor record, and by perf record
+ * --intr-regs=r15 as a peer, the operator report must show that split,
+ * the pipeline level must add it up, and the timeline must show the
+ * operators in the order they ran.  The exact attribution rules are the
+ * golden tests' (tests/golden); here the whole chain runs on a real
+ * kernel with real samples, so shares are checked within 5 points.
+ */
+#include <math.h>
+#include <sys/stat.h>
+#include "tailor_util.h"
+#include "kselftest_harness.h"
+
+#define TAILOR		"/tailor/bin/tailor"
+#define TW_OPS		"/tailor/workloads/tw_ops"
+#define PERF		"/usr/bin/perf"
+#define REC		"/tmp/tailor-report-test.rec"
+#define PERF_DATA	"/tmp/tailor-report-test.data"
+#define DICT		"/tmp/tailor-report-test.dict"
+/* About 1.5 s of scan + join + agg under TCG. */
+#define WORK_SCAN	"150000000"
+#define WORK_JOIN	"300000000"
+#define WORK_AGG	"150000000"
+
+/* Run a shell command; its stdout in @out.  Returns the exit status. */
+static int capture(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	int status;
+
+	out[0] = 0;
+	if (!p)
+		return -1;
+	while (n + 1 < len && fgets(out + n, len - n, p))
+		n += strlen(out + n);
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The share column (the last) of @name in a "name,kind,samples,share" CSV, or -1. */
+static double share_of(const char *csv, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = csv;
+
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+
+		if (!strncmp(p, name, len) && p[len] == ',') {
+			char line[512];
+
+			snprintf(line, sizeof(line), "%.*s", (int)n, p);
+			return atof(strrchr(line, ',') + 1);
+		}
+		p = p[n] ? p + n + 1 : NULL;
+	}
+	return -1;
+}
+
+/*
+ * The operators' shares of their own samples, within 6 points: under TCG
+ * the loops' speed varies by a few percent (translation, host load), and
+ * start-up code is not an operator.  Exact attribution is the golden
+ * tests' job; this checks the chain on a real kernel.
+ */
+#define EXPECT_SHARE(want, got) do {					\
+	double _got = (got);						\
+	EXPECT_TRUE(_got >= (want) - 6.0 && _got <= (want) + 6.0)	\
+		TH_LOG("%s: %.2f%%, expected %.0f%% +- 6", #got, _got, (double)(want)); \
+} while (0)
+
+static double attributed(const char *csv)
+{
+	return share_of(csv, "scan") + share_of(csv, "join") + share_of(csv, "agg");
+}
+
+static double share_or_zero(const char *csv, const char *name)
+{
+	double s = share_of(csv, name);
+
+	return s < 0 ? 0 : s;
+}
+
+/*
+ * Of the samples in tw_ops's own code, the share attributed to an
+ * operator.  The kernel's share is left out: exec and page faults take
+ * 6% of this short run on the debug kernel (KASAN), and they are no
+ * operator's.
+ */
+static double attributed_in_engine(const char *csv)
+{
+	double ops = attributed(csv);
+
+	return 100.0 * ops / (ops + share_or_zero(csv, "[tw_ops]") +
+			      share_or_zero(csv, "[tag without link]"));
+}
+
+/* @name's share of the samples of @a, @b and @c (one of them). */
+static double share_among(const char *csv, const char *name, const char *a,
+			  const char *b, const char *c)
+{
+	double sum = share_of(csv, a) + share_of(csv, b) + (c ? share_of(csv, c) : 0);
+
+	return 100.0 * share_of(csv, name) / sum;
+}
+
+static double op_share(const char *csv, const char *name)
+{
+	return share_among(csv, name, "scan", "join", "agg");
+}
+
+FIXTURE(recorded) {
+	char out[16384];
+};
+
+FIXTURE_SETUP(recorded)
+{
+	if (access(TAILOR, X_OK) || access(TAILOR_DEVICE, F_OK))
+		SKIP(return, "needs %s and tailor.ko loaded", TAILOR);
+	/* One recording serves every test (each runs in its own process). */
+	if (!access(REC, F_OK) && !access(DICT, F_OK))
+		return;
+	ASSERT_EQ(0, capture(TAILOR " record -q -o " REC " -F 1000 -- " TW_OPS " --dict " DICT
+			     " " WORK_SCAN " " WORK_JOIN " " WORK_AGG " 2>&1", self->out,
+			     sizeof(self->out))) TH_LOG("%s", self->out);
+}
+
+FIXTURE_TEARDOWN(recorded)
+{
+}
+
+static void expect_split(struct __test_metadata *_metadata, const char *csv)
+{
+	EXPECT_SHARE(25.0, op_share(csv, "scan"));
+	EXPECT_SHARE(50.0, op_share(csv, "join"));
+	EXPECT_SHARE(25.0, op_share(csv, "agg"));
+	EXPECT_LE(99.0, attributed_in_engine(csv));
+}
+
+TEST_F(recorded, operator_shares_follow_the_work)
+{
+	if (access(REC, F_OK))
+		SKIP(return, "no recording");
+	ASSERT_EQ(0, capture(TAILOR " report -f csv -i " REC " -d " DICT, self->out,
+			     sizeof(self->out)));
+	TH_LOG("%s", self->out);
+	expect_split(_metadata, self->out);
+}
+
+TEST_F(recorded, pipelines_add_up_their_operators)
+{
+	if (access(REC, F_OK))
+		SKIP(return, "no recording");
+	ASSERT_EQ(0, capture(TAILOR " report -f csv -l pipeline -i " REC " -d " DICT,
+			     self->out, sizeof(self->out)));
+	TH_LOG("%s", self->out);
+	EXPECT_SHARE(75.0, share_among(self->out, "pipeline 1", "pipeline 1", "pipeline 2", NULL));
+	EXPECT_SHARE(25.0, share_among(self->out, "pipeline 2", "pipeline 1", "pipeline 2", NULL));
+	/* Pipelines add up operators exactly, sample for sample. */
+	{
+		char ops[16384];
+
+		ASSERT_EQ(0, capture(TAILOR " report -f csv -i " REC " -d " DICT, ops, sizeof(ops)));
+		EXPECT_TRUE(fabs(share_of(self->out, "pipeline 1") -
+				 share_of(ops, "scan") - share_of(ops, "join")) < 0.001);
+		EXPECT_TRUE(fabs(share_of(self->out, "pipeline 2") - share_of(ops, "agg")) < 0.001);
+	}
+}
+
+TEST_F(recorded, functions_without_a_dictionary)
+{
+	if (access(REC, F_OK))
+		SKIP(return, "no recording");
+	ASSERT_EQ(0, capture(TAILOR " report -f csv -l function -i " REC, self->out,
+			     sizeof(self->out)));
+	TH_LOG("%s", self->out);
+	EXPECT_SHARE(25.0, share_among(self->out, "op_scan", "op_scan", "ht_probe", "rt_combine"));
+	EXPECT_SHARE(50.0, share_among(self->out, "ht_probe", "op_scan", "ht_probe", "rt_combine"));
+	EXPECT_SHARE(25.0, share_among(self->out, "rt_combine", "op_scan", "ht_probe", "rt_combine"));
+}
+
+/* Each operator's samples, by bucket: scan's all come before join's, join's before agg's. */
+TEST_F(recorded, timeline_shows_the_operators_in_turn)
+{
+	char cmd[512];
+	int last_scan = -1, first_join = -1, last_join = -1, first_agg = -1;
+	char *line, *save = NULL;
+
+	if (access(REC, F_OK))
+		SKIP(return, "no recording");
+	snprintf(cmd, sizeof(cmd), TAILOR " timeline -f csv -b 50ms -i %s -d %s", REC, DICT);
+	ASSERT_EQ(0, capture(cmd, self->out, sizeof(self->out)));
+	for (line = strtok_r(self->out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int bucket, n;
+		char name[64];
+
+		if (sscanf(line, "%d,%*[^,],%63[^,],%d", &bucket, name, &n) != 3 || n < 5)
+			continue;	/* the header, or a bucket's stray sample */
+		if (!strcmp(name, "scan"))
+			last_scan = bucket;
+		if (!strcmp(name, "join") && first_join < 0)
+			first_join = bucket;
+		if (!strcmp(name, "join"))
+			last_join = bucket;
+		if (!strcmp(name, "agg") && first_agg < 0)
+			first_agg = bucket;
+	}
+	ASSERT_GE(last_scan, 0);
+	ASSERT_GE(first_join, 0);
+	ASSERT_GE(first_agg, 0);
+	EXPECT_LE(last_scan, first_join);
+	EXPECT_LE(last_join, first_agg);
+}
+
+TEST_F(recorded, html_report_is_written)
+{
+	struct stat st;
+
+	if (access(REC, F_OK))
+		SKIP(return, "no recording");
+	ASSERT_EQ(0, capture(TAILOR " report -i " REC " -d " DICT " --html /tmp/trt.html 2>&1",
+			     self->out, sizeof(self->out)));
+	ASSERT_EQ(0, stat("/tmp/trt.html", &st));
+	EXPECT_LT(2000, st.st_size);
+	unlink("/tmp/trt.html");
+}
+
+/* perf report's share of symbol @sym ("  45.81%  [.] ht_probe"), or -1. */
+static double perf_share(const char *out, const char *sym)
+{
+	const char *p = strstr(out, sym);
+
+	while (p && p > out && p[-1] != '\n')
+		p--;
+	return p ? atof(p) : -1;
+}
+
+/*
+ * perf's own recording gets a tailored report too, and it agrees with
+ * perf: every function here is one operator, so each operator's share
+ * must be perf report's share of its function (a fixed period makes
+ * perf's period-weighted shares sample counts).
+ */
+TEST(perf_data_with_intr_regs)
+{
+	char out[16384], perf_out[16384];
+
+	if (access(PERF, X_OK) || access(TAILOR, X_OK))
+		SKIP(return, "needs %s and %s", PERF, TAILOR);
+	ASSERT_EQ(0, capture(PERF " record -q -e cpu-clock -c 1000000 --intr-regs=r15 -o " PERF_DATA
+			     " -- " TW_OPS " --dict " DICT ".perf " WORK_SCAN " " WORK_JOIN " " WORK_AGG
+			     " 2>&1", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, capture(TAILOR " report -f csv -i " PERF_DATA " -d " DICT ".perf", out,
+			     sizeof(out)));
+	ASSERT_EQ(0, capture(PERF " report -q --stdio --sort sym -i " PERF_DATA " 2>/dev/null",
+			     perf_out, sizeof(perf_out)));
+	TH_LOG("tailor:\n%s\nperf report:\n%s", out, perf_out);
+	expect_split(_metadata, out);
+	EXPECT_TRUE(fabs(share_of(out, "scan") - perf_share(perf_out, "op_scan")) < 0.02);
+	EXPECT_TRUE(fabs(share_of(out, "join") - perf_share(perf_out, "ht_probe")) < 0.02);
+	EXPECT_TRUE(fabs(share_of(out, "agg") - perf_share(perf_out, "rt_combine")) < 0.02);
+	unlink(PERF_DATA);
+}
+
+TEST_HARNESS_MAIN
