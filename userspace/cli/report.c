@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include "../lib/grow.h"
 #include "tailor/dictionary_reader.h"
 #include "tailor/symbols.h"
 
@@ -142,24 +143,6 @@ static bool in_list(const uint32_t *l, int n, uint32_t v)
 	return false;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t cap2 = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	p = realloc(*arr, cap2 * size);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * size, 0, (cap2 - *cap) * size);
-	*arr = p;
-	*cap = cap2;
-	return 0;
-}
-
 struct pass {
 	struct report *r;
 	struct symbolizer *sym;
@@ -176,7 +159,7 @@ static int count_line(struct report *r, uint32_t line, uint32_t row)
 		r->lines[idx].samples++;
 		return 0;
 	}
-	if (grow((void **)&r->lines, &r->cap_lines, r->nr_lines + 1, sizeof(*r->lines)) ||
+	if (array_grow((void **)&r->lines, &r->cap_lines, r->nr_lines + 1, sizeof(*r->lines)) ||
 	    pair_map_put(&r->line_index, line, row, (uint32_t)r->nr_lines))
 		return -ENOMEM;
 	r->lines[r->nr_lines++] = (struct line_count){ line, row, 1 };
@@ -191,7 +174,7 @@ static int count_bucket(struct report *r, uint64_t bucket, uint32_t row)
 		r->buckets[idx].samples++;
 		return 0;
 	}
-	if (grow((void **)&r->buckets, &r->cap_bucket_counts, r->nr_bucket_counts + 1,
+	if (array_grow((void **)&r->buckets, &r->cap_bucket_counts, r->nr_bucket_counts + 1,
 		 sizeof(*r->buckets)) ||
 	    pair_map_put(&r->bucket_index, bucket, row, (uint32_t)r->nr_bucket_counts))
 		return -ENOMEM;
@@ -223,7 +206,7 @@ static int take_sample(void *ctx, const struct prof_sample *s)
 	}
 	p->error = attr_sample(r->attr, p->sym, s, &res);
 	if (p->error ||
-	    grow((void **)&r->row_samples, &r->cap_rows, res.row + 1, sizeof(uint64_t)))
+	    array_grow((void **)&r->row_samples, &r->cap_rows, res.row + 1, sizeof(uint64_t)))
 		return p->error = -ENOMEM;
 	r->row_samples[res.row]++;
 	r->total++;
@@ -233,7 +216,7 @@ static int take_sample(void *ctx, const struct prof_sample *s)
 	    count_bucket(r, (ns - r->from_ns) / r->bucket_ns, res.row))
 		return p->error = -ENOMEM;
 	if (r->want_memory && (s->flags & PROF_HAS_ADDR)) {
-		if (grow((void **)&r->mem, &r->cap_mem, r->nr_mem + 1, sizeof(*r->mem)))
+		if (array_grow((void **)&r->mem, &r->cap_mem, r->nr_mem + 1, sizeof(*r->mem)))
 			return p->error = -ENOMEM;
 		r->mem[r->nr_mem++] = (struct mem_point){ ns, s->data_addr, res.row };
 	}

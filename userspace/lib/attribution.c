@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "hashmap.h"
 #include "tailor/attribution.h"
 #include "tailor/dictionary_reader.h"
@@ -92,15 +93,8 @@ static uint32_t add_row(struct attributor *a, enum attr_row_kind kind,
 {
 	struct attr_row *r;
 
-	if (a->nr_rows == a->cap_rows) {
-		size_t cap = a->cap_rows ? a->cap_rows * 2 : 64;
-
-		r = realloc(a->rows, cap * sizeof(*r));
-		if (!r)
-			return NEEDS_TAG;
-		a->rows = r;
-		a->cap_rows = cap;
-	}
+	if (array_grow((void **)&a->rows, &a->cap_rows, a->nr_rows + 1, sizeof(*r)))
+		return NEEDS_TAG;
 	r = &a->rows[a->nr_rows];
 	*r = (struct attr_row){ .kind = kind, .parent = -1, .dict = -1 };
 	r->name = strdup(name);
@@ -143,15 +137,8 @@ static uint32_t line_index(struct attributor *a, const char *file,
 
 	if (str_map_get(&a->line_keys, key, &idx))
 		return idx;
-	if (a->nr_lines == a->cap_lines) {
-		size_t cap = a->cap_lines ? a->cap_lines * 2 : 256;
-
-		l = realloc(a->lines, cap * sizeof(*l));
-		if (!l)
-			return ATTR_NO_LINE;
-		a->lines = l;
-		a->cap_lines = cap;
-	}
+	if (array_grow((void **)&a->lines, &a->cap_lines, a->nr_lines + 1, sizeof(*l)))
+		return ATTR_NO_LINE;
 	l = &a->lines[a->nr_lines];
 	l->file = strdup(file);
 	l->line = line;
@@ -288,15 +275,8 @@ static uint32_t new_loc(struct attributor *a, const struct sym_result *r)
 	struct loc *l;
 	uint32_t idx;
 
-	if (a->nr_locs == a->cap_locs) {
-		size_t cap = a->cap_locs ? a->cap_locs * 2 : 1024;
-
-		l = realloc(a->locs, cap * sizeof(*l));
-		if (!l)
-			return NEEDS_TAG;
-		a->locs = l;
-		a->cap_locs = cap;
-	}
+	if (array_grow((void **)&a->locs, &a->cap_locs, a->nr_locs + 1, sizeof(*l)))
+		return NEEDS_TAG;
 	idx = (uint32_t)a->nr_locs;
 	l = &a->locs[idx];
 	*l = (struct loc){ .row = NEEDS_TAG, .line = ATTR_NO_LINE,

@@ -255,24 +255,36 @@ static int take_mapping(struct prof_input *in, struct symbolizer *sym,
 			       name) ? -1 : 0;
 }
 
+/*
+ * The event at *@at, its header copied to @h (the file's offsets need not
+ * be aligned: copy, never cast), and *@at moved past it; NULL at the end
+ * or at an event whose size is impossible.
+ */
+static const uint8_t *next_event(const uint8_t **at, const uint8_t *end,
+				 struct perf_event_header *h)
+{
+	const uint8_t *rec = *at;
+
+	if (end - rec < (ptrdiff_t)sizeof(*h))
+		return NULL;
+	memcpy(h, rec, sizeof(*h));
+	if (h->size < sizeof(*h) || h->size > end - rec)
+		return NULL;
+	*at = rec + h->size;
+	return rec;
+}
+
 static int perf_foreach(struct prof_input *in,
 			int (*fn)(void *ctx, const struct prof_sample *s),
 			void *ctx)
 {
 	struct perf_priv *p = in->priv;
-	const uint8_t *at = p->data;
+	const uint8_t *at = p->data, *rec;
+	struct perf_event_header h;
 	struct prof_sample s;
 	int ret;
 
-	while (p->data_end - at >= (ptrdiff_t)sizeof(struct perf_event_header)) {
-		const uint8_t *rec = at;
-		struct perf_event_header h;
-
-		/* The file's offsets need not be aligned: copy, never cast. */
-		memcpy(&h, rec, sizeof(h));
-		if (h.size < sizeof(h) || h.size > p->data_end - at)
-			break;
-		at += h.size;
+	while ((rec = next_event(&at, p->data_end, &h))) {
 		if (h.type != PERF_RECORD_SAMPLE || parse_sample(p, rec, &h, &s))
 			continue;
 		ret = fn(ctx, &s);
@@ -354,7 +366,8 @@ struct prof_input *prof_open_perf(const char *path, struct symbolizer *sym,
 	struct perf_priv *p = calloc(1, sizeof(*p));
 	const struct perf_attr_info *first;
 	struct perf_header fh;
-	const uint8_t *at;
+	const uint8_t *at, *rec;
+	struct perf_event_header hdr, *h = &hdr;
 	struct stat st;
 	struct prof_sample s;
 	void *map;
@@ -426,20 +439,7 @@ struct prof_input *prof_open_perf(const char *path, struct symbolizer *sym,
 	if (!in->info.complete)
 		snprintf(in->info.problem, sizeof(in->info.problem),
 			 "cut short: the data section is incomplete (perf record did not finish writing)");
-	for (at = p->data; p->data_end - at >= (ptrdiff_t)sizeof(struct perf_event_header);) {
-		const uint8_t *rec = at;
-		struct perf_event_header hdr, *h = &hdr;
-
-		memcpy(&hdr, rec, sizeof(hdr));
-		if (h->size < sizeof(*h) || h->size > p->data_end - at) {
-			in->info.complete = false;
-			snprintf(in->info.problem, sizeof(in->info.problem),
-				 "cut short: bad event at offset %llu",
-				 (unsigned long long)(at - p->map));
-			p->data_end = at;
-			break;
-		}
-		at += h->size;
+	for (at = p->data; (rec = next_event(&at, p->data_end, &hdr));) {
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
 			if (parse_sample(p, rec, h, &s)) {
@@ -471,6 +471,13 @@ struct prof_input *prof_open_perf(const char *path, struct symbolizer *sym,
 			snprintf(err, errlen, "compressed perf.data (perf record -z); record without -z");
 			goto fail;
 		}
+	}
+	if (p->data_end - at >= (ptrdiff_t)sizeof(hdr)) {
+		in->info.complete = false;
+		snprintf(in->info.problem, sizeof(in->info.problem),
+			 "cut short: bad event at offset %llu",
+			 (unsigned long long)(at - p->map));
+		p->data_end = at;
 	}
 	if (p->malformed && in->info.complete) {
 		in->info.complete = false;
