@@ -3,7 +3,11 @@
 # tailor: top-level build.
 #
 #   make              tailor.ko (kmod/) against KDIR, the tailor command
-#                     (build/userspace/tailor), test workloads, kselftests
+#                     (build/userspace/tailor), the example engine
+#                     (build/examples/tailor-engine), test workloads,
+#                     kselftests
+#   make demo         profile the example engine: in the test box, or
+#                     natively where tailor.ko is loaded (scripts/demo.sh)
 #   make check        every test: native checks, then the test box on the
 #                     Debian 6.1 and 6.12 kernels (needs scripts/setup.sh)
 #   make box          the test box on 6.1 only (BOX=6.12 for the other)
@@ -30,12 +34,15 @@ KSFT_DIR ?= /usr/src/linux-source-6.1/tools/testing/selftests
 BOX ?= 6.1
 MODULE_SRCS := Kbuild kmod/Kbuild $(wildcard kmod/*.c kmod/*.h kmod/uapi/*.h)
 
-.PHONY: all module userspace workloads kselftests check lint box clean
+.PHONY: all module userspace examples workloads kselftests check lint box demo clean
 
-all: module userspace workloads kselftests
+all: module userspace examples workloads kselftests
 
 userspace:
 	$(MAKE) -C userspace O=$(BUILD)/userspace
+
+examples: userspace
+	$(MAKE) -C userspace/examples/engine O=$(BUILD)/examples
 
 workloads: userspace
 	$(MAKE) -C tests/workloads O=$(BUILD)/workloads
@@ -68,6 +75,9 @@ lint:
 
 box:
 	@bash tests/box/run.sh $(BOX)
+
+demo:
+	@bash scripts/demo.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1

@@ -139,11 +139,12 @@ native() {
 	check "patches/ apply to linux-source-6.1" "$out/patches.log" \
 		tests/box/build-debug-kernel.sh --check-apply-only
 	check "uapi unit test (ASan, UBSan)" "$out/uapi_test.log" uapi_test
-	check "tailor command and workloads build with -Werror" "$out/userspace.log" \
-		make -s -C "$top" userspace workloads
+	check "tailor command, example engine and workloads build with -Werror" \
+		"$out/userspace.log" make -s -C "$top" userspace examples workloads
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
 	if make -s -C userspace test-tools >"$out/test-tools.log" 2>&1; then
 		tap_totals "golden report tests" "$out/golden.log" tests/golden/golden_test.sh
+		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 	else
 		tail -5 "$out/test-tools.log"
 		result "golden report tests" 1 "test tools did not build, see $out/test-tools.log"
@@ -176,6 +177,8 @@ echo "== native checks"
 native
 if [ $native_only -eq 0 ]; then
 	box 6.1
+	echo "== test box: make demo (6.1, with a C compiler)"
+	tap_totals "make demo in the test box" "$out/demo.log" tests/engine/demo_test.sh
 	box 6.12
 	box debug
 	box debug-unstable

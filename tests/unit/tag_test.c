@@ -6,6 +6,7 @@
  * build tagged code.
  */
 #include <stdio.h>
+#include <string.h>
 #include "tailor/tag.h"
 
 static int nr_tests, nr_failed;
@@ -27,7 +28,7 @@ int main(void)
 {
 	uint64_t outer, inner, seen_outer, seen_inner, seen_after;
 
-	printf("TAP version 13\n1..4\n");
+	printf("TAP version 13\n1..5\n");
 	tailor_tag_restore(0);
 	outer = tailor_tag_set(TAILOR_TAG_FIELD(2, 0, 16) | TAILOR_TAG_FIELD(1, 16, 16));
 	seen_outer = shared_function();
@@ -46,6 +47,12 @@ int main(void)
 	      TAILOR_TAG_FIELD(3, 48, 16) == 0x0003000000000000ull &&
 	      TAILOR_TAG_FIELD(~0ull, 0, 64) == ~0ull,
 	      "fields are masked to their width");
+	/* The text generators emit must be the C of tailor_tag_set/restore. */
+	check(!strcmp(TAILOR_TAG_C_SET("7", "s") TAILOR_TAG_C_RESTORE("s"),
+		      "__asm__ volatile(\"mov %%r15, %0\\n\\tmov %1, %%r15\" : \"=&r\"(s) : "
+		      "\"r\"((unsigned long)(7)) : \"memory\");"
+		      "__asm__ volatile(\"mov %0, %%r15\" : : \"r\"(s) : \"memory\");"),
+	      "the C text macros spell the same asm");
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       nr_tests - nr_failed, nr_failed);
 	return nr_failed ? 1 : 0;

@@ -50,13 +50,16 @@ static inline uint64_t tailor_tag_get(void)
 }
 
 /*
- * The same idiom as text, for code generators that emit C: declare the
- * saved tag once per function, then wrap each shared call.
+ * The same idiom as C source text, for code generators that emit C: wrap
+ * each shared call in SET and RESTORE, with @saved_var an unsigned long
+ * the generated code declares.  Both arguments are string literals naming
+ * C expressions.  The text is plain C: write it with fputs() or as a %s
+ * argument, never as part of a printf format.
  */
 #define TAILOR_TAG_C_SET(tag_expr, saved_var) \
-	"__asm__ volatile(\"mov %%%%r15, %0\\n\\tmov %1, %%%%r15\" : \"=&r\"(" saved_var \
+	"__asm__ volatile(\"mov %%r15, %0\\n\\tmov %1, %%r15\" : \"=&r\"(" saved_var \
 	") : \"r\"((unsigned long)(" tag_expr ")) : \"memory\");"
 #define TAILOR_TAG_C_RESTORE(saved_var) \
-	"__asm__ volatile(\"mov %0, %%%%r15\" : : \"r\"(" saved_var ") : \"memory\");"
+	"__asm__ volatile(\"mov %0, %%r15\" : : \"r\"(" saved_var ") : \"memory\");"
 
 #endif /* TAILOR_TAG_H */

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# profile-engine.sh - run a script that profiles the example engine, where
+# tailor.ko is: natively if /dev/tailor exists, else in the test box
+# (tests/box/exec.sh, with the module, a C compiler and the engine).
+#
+# Usage: scripts/profile-engine.sh [--box|--native] --out DIR
+#            [--export NAME]... -- STEPS [ARGS...]
+#
+# STEPS (a POSIX sh script: busybox runs it in the box) is called as
+#   STEPS TAILOR ENGINE WORKDIR ARGS...
+# and prints what it finds.  Each --export NAME is a file STEPS writes in
+# WORKDIR; it is copied to DIR/NAME.  Environment variables starting with
+# DEMO_ or ACCURACY_ are passed on to STEPS.
+#   --box      use the test box even where tailor.ko is loaded
+#   --native   fail rather than boot the test box
+set -euo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prog=${0##*/}
+mode=auto out= exports=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--box) mode=box; shift ;;
+	--native) mode=native; shift ;;
+	--out) out=$2; shift 2 ;;
+	--export) exports+=("$2"); shift 2 ;;
+	--) shift; break ;;
+	*) echo "$prog: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] && [ $# -ge 1 ] || {
+	sed -n '/^# Usage:/,/^#   --native/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+steps=$1
+shift
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+echo "== building tailor and the example engine" >&2
+make -s -C "$top" userspace examples >&2
+
+if [ "$mode" != box ] && [ -c /dev/tailor ]; then
+	echo "== tailor.ko is loaded: running natively" >&2
+	rm -rf "$out/work"
+	"$steps" "$top/build/userspace/tailor" "$top/build/examples/tailor-engine" \
+		"$out/work" "$@"
+	for f in "${exports[@]}"; do
+		cp "$out/work/$f" "$out/$f"
+	done
+	exit 0
+fi
+if [ "$mode" = native ]; then
+	echo "$prog: --native, but /dev/tailor does not exist (load tailor.ko)" >&2
+	exit 1
+fi
+
+echo "== no tailor.ko here: running in the test box (QEMU, Debian 6.1)" >&2
+payload=$out/payload
+rm -rf "$payload" "$out/box"
+mkdir -p "$payload/bin"
+cp "$top/build/examples/tailor-engine" "$payload/bin/"
+cp "$steps" "$payload/steps.sh"
+{
+	echo '#!/bin/sh'
+	echo '. /tailor/box-lib.sh'
+	echo 'box_load_module || exit 1'
+	env | grep -E '^(DEMO|ACCURACY)_[A-Z_]*=' | sed "s/'/'\\\\''/g; s/=\(.*\)/='\1'/; s/^/export /" || true
+	printf '/tailor/steps.sh /tailor/bin/tailor /tailor/bin/tailor-engine /tmp/work'
+	printf " '%s'" "${@//\'/\'\\\'\'}"
+	echo ' || exit 1'
+	for f in "${exports[@]}"; do
+		echo "box_export '/tmp/work/$f'"
+	done
+} >"$out/in-box.sh"
+"$top/tests/box/exec.sh" --box 6.1 --cc --timeout "${TAILOR_BOX_TIMEOUT:-900}" \
+	--payload "$payload" --script "$out/in-box.sh" --out "$out/box"
+for f in "${exports[@]}"; do
+	cp "$out/box/$f" "$out/$f"
+done

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# demo_test.sh: make demo's path end to end in the test box (6.1, TCG):
+# tailor.ko records the example engine compiling and running query fig3
+# with a C compiler in the box; the operator report must name every
+# operator of the plan, the join and the group-by must carry most of the
+# samples, the shared runtime's samples must be attributed by tag, and
+# the HTML report must come back out of the box.  Then 'twojoins': both
+# joins, running the same precompiled functions, get samples of their own.
+#
+# Prints TAP and a "# Totals:" line.
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/demo-test
+pass=0 fail=0 n=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
+	[ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/#   /'
+}
+rm -rf "$out"
+mkdir -p "$out"
+
+# samples OUT ROW: the samples column of an operator table row
+samples() { awk -v row="$2" 'index($0, row) { print $2; exit }' "$1"; }
+
+"$top/scripts/demo.sh" --box fig3 >"$out/fig3.out" 2>"$out/fig3.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^check: ok' "$out/fig3.out"; then
+	ok "make demo: the box ran fig3 under tailor record, result checked"
+else
+	not_ok "make demo (exit $rc)" "$out/fig3.err"
+fi
+table=$out/table
+sed -n '/^== operator report/,/^== annotated plan/p' "$out/fig3.out" >"$table"
+missing=
+for row in "TableScan#1 part" "TableScan#2 lineitem" "HashJoin#3" "GroupBy#4"; do
+	grep -q "$row" "$out/fig3.out" || missing="$missing $row"
+done
+[ -z "$missing" ] && ok "the report and plan name every operator" ||
+	not_ok "operators missing:$missing" "$out/fig3.out"
+total=$(sed -n 's/.*: \([0-9]*\) samples, event.*/\1/p' "$table" | head -n 1)
+join=$(samples "$table" "HashJoin#3")
+group=$(samples "$table" "GroupBy#4")
+if [ -n "$total" ] && [ -n "$join" ] && [ -n "$group" ] && [ "$total" -gt 500 ] &&
+   [ $((join + group)) -gt $((total / 3)) ]; then
+	ok "join and group-by carry most of the query ($join + $group of $total samples)"
+else
+	not_ok "join $join + group-by $group of $total samples" "$table"
+fi
+bytag=$(sed -n 's/^#   \([0-9]*\) samples.*attributed by the tag register.*/\1/p' "$table" | head -n 1)
+if [ -n "$bytag" ] && [ "$bytag" -gt 0 ]; then
+	ok "samples in the shared runtime are attributed by tag ($bytag)"
+else
+	not_ok "no samples attributed by tag" "$table"
+fi
+if grep -q 'activity' "$out/fig3.out" && [ -s "$top/build/demo/report.html" ] &&
+   grep -q '<svg' "$top/build/demo/report.html"; then
+	ok "timeline printed; HTML report with its plots exported from the box"
+else
+	not_ok "timeline / HTML report" "$out/fig3.out"
+fi
+
+"$top/scripts/demo.sh" --box twojoins >"$out/two.out" 2>"$out/two.err"
+rc=$?
+sed -n '/^== operator report/,/^== annotated plan/p' "$out/two.out" >"$table"
+j4=$(samples "$table" "HashJoin#4")
+j5=$(samples "$table" "HashJoin#5")
+if [ $rc -eq 0 ] && [ -n "$j4" ] && [ -n "$j5" ] && [ "$j4" -gt 0 ] && [ "$j5" -gt 0 ]; then
+	ok "twojoins: both joins get their own samples ($j4, $j5) though they share the runtime"
+else
+	not_ok "twojoins (exit $rc, joins '$j4' '$j5')" "$out/two.out"
+fi
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+[ $fail -eq 0 ]

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Compiling and loading generated code (see jit.h). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "jit.h"
+#include "tailor/tag.h"
+
+extern char **environ;
+
+int jit_compile(const char *cc, const char *c_path, const char *so_path)
+{
+	/*
+	 * -g: DWARF lines lead samples back to the generated lines.  The tag
+	 * register stays reserved; -nostdlib: generated code calls only the
+	 * runtime, through the context it is given.
+	 */
+	static const char *const flags[] = {
+		"-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-nostdlib",
+		TAILOR_TAG_CFLAGS, "-o",
+	};
+	char *words = strdup(cc && *cc ? cc : "cc");
+	char *argv[64], *save = NULL, *w;
+	int argc = 0, status, ret;
+	size_t i;
+	pid_t pid;
+
+	if (!words)
+		return -1;
+	for (w = strtok_r(words, " ", &save); w && argc < 48; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		argv[argc++] = (char *)flags[i];
+	argv[argc++] = (char *)so_path;
+	argv[argc++] = (char *)c_path;
+	argv[argc] = NULL;
+
+	ret = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (ret) {
+		fprintf(stderr, "tailor-engine: cannot run the C compiler '%s': %s "
+			"(set --cc or CC)\n", argv[0], strerror(ret));
+		free(words);
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "tailor-engine: waitpid: %m\n");
+			free(words);
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "tailor-engine: '%s' failed to compile %s (status %d)\n",
+			argv[0], c_path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		free(words);
+		return -1;
+	}
+	free(words);
+	return 0;
+}
+
+int jit_load(struct jit_module *m, const char *so_path)
+{
+	const int *count;
+	void *sym;
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	m->handle = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+	if (!m->handle) {
+		fprintf(stderr, "tailor-engine: cannot load %s: %s\n", so_path, dlerror());
+		return -1;
+	}
+	count = dlsym(m->handle, "tailor_pipelines");
+	if (!count || *count < 1 || *count > JIT_MAX_PIPELINES) {
+		fprintf(stderr, "tailor-engine: %s: no valid tailor_pipelines\n", so_path);
+		goto fail;
+	}
+	m->nr_pipelines = *count;
+	for (i = 0; i < m->nr_pipelines; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "tailor_pipeline_%d", i);
+		sym = dlsym(m->handle, name);
+		if (!sym) {
+			fprintf(stderr, "tailor-engine: %s: no %s\n", so_path, name);
+			goto fail;
+		}
+		/* POSIX: a dlsym() result may be converted to a function pointer. */
+		memcpy(&m->pipelines[i], &sym, sizeof(sym));
+	}
+	sym = dlsym(m->handle, "tailor_work_calibrate");
+	if (!sym) {
+		fprintf(stderr, "tailor-engine: %s: no tailor_work_calibrate\n", so_path);
+		goto fail;
+	}
+	memcpy(&m->work_calibrate, &sym, sizeof(sym));
+	return 0;
+fail:
+	dlclose(m->handle);
+	m->handle = NULL;
+	return -1;
+}
+
+void jit_unload(struct jit_module *m)
+{
+	if (m->handle)
+		dlclose(m->handle);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Produce/consume code generation (Neumann, VLDB 2011) with Tailored
+ * Profiling's Abstraction Trackers.  produce() of an operator starts the
+ * pipelines its materialization points need; consume() emits the code that
+ * handles one tuple.  Each (operator, pipeline) pair that emits code is a
+ * task: the join has a build and a probe task, the group-by an aggregate
+ * and an output task.  Every emitted line belongs to exactly one task.
+ *
+ * Shared runtime functions are called with the task's id in the tag
+ * register, so samples in them are attributed to the right operator even
+ * though two joins run the very same code.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lower.h"
+#include "rt_abi.h"
+#include "tailor/dictionary.h"
+#include "tailor/tag.h"
+
+static void lower_error(struct lowered *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->failed++)
+		return;
+	fprintf(stderr, "tailor-engine: lowering %s: ", l->plan->query);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void dict_check(struct lowered *l, int ret, const char *what)
+{
+	if (ret < 0)
+		lower_error(l, "Tagging Dictionary: cannot add %s (error %d)", what, ret);
+}
+
+static const char *display_name(struct lowered *l, const char *name, char *buf, size_t size)
+{
+	if (!l->levels->prefix_names)
+		return name;
+	snprintf(buf, size, "%s: %s", l->plan->query, name);
+	return buf;
+}
+
+/* ---- step 1: operators -> pipelines of tasks ---- */
+
+static int pipeline_begin(struct lowered *l)
+{
+	struct pipeline *p;
+
+	if (l->nr_pipelines == LOWER_MAX_PIPELINES) {
+		lower_error(l, "more than %d pipelines", LOWER_MAX_PIPELINES);
+		return l->current;
+	}
+	p = &l->pipelines[l->nr_pipelines];
+	memset(p, 0, sizeof(*p));
+	p->first_task = -1;
+	p->order = -1;
+	p->id = l->levels->next_pipeline++;
+	l->current = l->nr_pipelines++;
+	return l->current;
+}
+
+/* A pipeline ends at its materialization point: it runs before its consumer. */
+static void pipeline_end(struct lowered *l, int previous)
+{
+	struct pipeline *p = &l->pipelines[l->current];
+
+	p->order = l->nr_done;
+	l->order[l->nr_done++] = l->current;
+	l->current = previous;
+}
+
+static const char *const role_names[] = { "scan", "filter", "build", "probe",
+					  "aggregate", "output" };
+enum role { R_SCAN, R_FILTER, R_BUILD, R_PROBE, R_AGGREGATE, R_OUTPUT };
+
+/* The task of @op in the current pipeline, created (and linked) on first use. */
+static int task_for(struct lowered *l, const struct op *op, enum role role)
+{
+	struct pipeline *p = &l->pipelines[l->current];
+	struct task *t;
+	int i;
+
+	for (i = 0; i < l->nr_tasks; i++)
+		if (l->tasks[i].op == op && l->tasks[i].pipeline == l->current &&
+		    l->tasks[i].role == (int)role)
+			return i;
+	if (l->nr_tasks == LOWER_MAX_TASKS) {
+		lower_error(l, "more than %d tasks", LOWER_MAX_TASKS);
+		return 0;
+	}
+	t = &l->tasks[l->nr_tasks];
+	t->op = op;
+	t->role = (int)role;
+	t->pipeline = l->current;
+	snprintf(t->name, sizeof(t->name), "%.100s %s", op->name, role_names[role]);
+	if (p->first_task < 0)
+		p->first_task = l->nr_tasks;
+	t->id = l->levels->next_task++;
+	return l->nr_tasks++;
+}
+
+/* ---- step 2: tasks -> C lines ---- */
+
+static void emit(struct lowered *l, int task, const char *fmt, ...)
+{
+	struct pipeline *p = &l->pipelines[l->current];
+	char body[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(body)) {
+		lower_error(l, "a generated line is too long");
+		return;
+	}
+	if (p->nr_lines == p->cap_lines) {
+		size_t cap = p->cap_lines ? 2 * p->cap_lines : 32;
+		struct gen_line *lines = realloc(p->lines, cap * sizeof(*lines));
+
+		if (!lines) {
+			lower_error(l, "out of memory");
+			return;
+		}
+		p->lines = lines;
+		p->cap_lines = cap;
+	}
+	p->lines[p->nr_lines].task = task;
+	if (asprintf(&p->lines[p->nr_lines].text, "%*s%s", 8 * l->depth, "", body) < 0) {
+		lower_error(l, "out of memory");
+		return;
+	}
+	p->nr_lines++;
+}
+
+/* A call into the shared runtime, with the task's id in the tag register. */
+static void emit_call(struct lowered *l, int task, const char *fmt, ...)
+{
+	char call[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(call, sizeof(call), fmt, ap);
+	va_end(ap);
+	emit(l, task, "{ unsigned long saved_tag; const unsigned long tag = %lluUL; %s %s %s }",
+	     (unsigned long long)l->tasks[task].id,
+	     TAILOR_TAG_C_SET("tag", "saved_tag"), call, TAILOR_TAG_C_RESTORE("saved_tag"));
+}
+
+/*
+ * The oracle's known work: a dependent multiply chain of @n steps, the
+ * same loop as tailor_work_calibrate(), counted so that the engine knows
+ * how much of it ran.
+ */
+#define WORK_LOOP(n_fmt) \
+	"{ unsigned long w = 1; for (unsigned long k = 0; k < " n_fmt "; k++) " \
+	"{ w = w * 6364136223846793005UL + 1442695040888963407UL; __asm__ volatile(\"\" : \"+r\"(w)); } " \
+	"__asm__ volatile(\"\" : : \"r\"(w)); }"
+
+static void emit_extra_work(struct lowered *l, int task, const struct op *op)
+{
+	if (!op->extra_work)
+		return;
+	emit(l, task, WORK_LOOP("%lluUL") " *ctx->extra_units += %lluUL;",
+	     (unsigned long long)op->extra_work, (unsigned long long)op->extra_work);
+}
+
+static void note_column(const char *name, void *arg)
+{
+	struct lowered *l = arg;
+	int i;
+
+	for (i = 0; i < l->nr_referenced; i++)
+		if (!strcmp(l->referenced[i], name))
+			return;
+	if (l->nr_referenced == LOWER_MAX_SLOTS) {
+		lower_error(l, "more than %d columns", LOWER_MAX_SLOTS);
+		return;
+	}
+	l->referenced[l->nr_referenced++] = name;
+}
+
+static int column_slot(struct lowered *l, const struct column *c)
+{
+	int i;
+
+	for (i = 0; i < l->nr_columns; i++)
+		if (l->columns[i] == c)
+			return i;
+	if (l->nr_columns == LOWER_MAX_SLOTS) {
+		lower_error(l, "more than %d columns", LOWER_MAX_SLOTS);
+		return 0;
+	}
+	l->columns[l->nr_columns] = c;
+	return l->nr_columns++;
+}
+
+static int table_slot(struct lowered *l, const struct table *t)
+{
+	int i;
+
+	for (i = 0; i < l->nr_tables; i++)
+		if (l->tables[i] == t)
+			return i;
+	l->tables[l->nr_tables] = t;
+	return l->nr_tables++;
+}
+
+static int ht_slot(struct lowered *l, const struct op *op, enum ht_kind kind, long width)
+{
+	l->hts[l->nr_hts] = (struct ht_slot){ kind, width };
+	l->op_ht[op->number] = l->nr_hts;
+	return l->nr_hts++;
+}
+
+/* The referenced columns that the scans under @op produce, in a stable order. */
+static int subtree_columns(struct lowered *l, const struct op *op,
+			   const struct column **out, int max)
+{
+	int n = 0, i;
+
+	if (!op)
+		return 0;
+	if (op->kind == OP_SCAN) {
+		for (i = 0; i < l->nr_referenced && n < max; i++) {
+			const struct table *t;
+			const struct column *c = database_column(l->db, l->referenced[i], &t);
+
+			if (c && !strcmp(t->name, op->table))
+				out[n++] = c;
+		}
+		return n;
+	}
+	n = subtree_columns(l, op->build, out, max);
+	return n + subtree_columns(l, op->input, out + n, max - n);
+}
+
+static void consume(struct lowered *l, const struct op *op, const struct op *from);
+
+static void produce(struct lowered *l, const struct op *op)
+{
+	const struct column *cols[LOWER_MAX_SLOTS];
+	int task, previous, n, i, h;
+
+	switch (op->kind) {
+	case OP_SCAN: {
+		const struct table *t = database_table(l->db, op->table);
+
+		if (!t) {
+			lower_error(l, "no table '%s'", op->table);
+			return;
+		}
+		task = task_for(l, op, R_SCAN);
+		emit(l, task, "for (long i%d = 0; i%d < ctx->rows[%d]; i%d++) {", op->number,
+		     op->number, table_slot(l, t), op->number);
+		l->depth++;
+		n = subtree_columns(l, op, cols, LOWER_MAX_SLOTS);
+		for (i = 0; i < n; i++)
+			emit(l, task, "long %s = ctx->column[%d][i%d];", cols[i]->name,
+			     column_slot(l, cols[i]), op->number);
+		emit_extra_work(l, task, op);
+		consume(l, op->parent, op);
+		l->depth--;
+		emit(l, task, "}");
+		break;
+	}
+	case OP_FILTER:
+		produce(l, op->input);
+		break;
+	case OP_HASH_JOIN:
+		n = subtree_columns(l, op->build, cols, LOWER_MAX_SLOTS);
+		h = ht_slot(l, op, HT_JOIN, n);
+		previous = l->current;
+		pipeline_begin(l);
+		produce(l, op->build);
+		task = task_for(l, op, R_BUILD);
+		emit_call(l, task, "ctx->rt->join_finalize(ctx->ht[%d]);", h);
+		pipeline_end(l, previous);
+		produce(l, op->input);
+		break;
+	case OP_GROUP_BY:
+		h = ht_slot(l, op, HT_GROUP, op->nr_aggregates);
+		previous = l->current;
+		pipeline_begin(l);
+		produce(l, op->input);
+		pipeline_end(l, previous);
+		task = task_for(l, op, R_OUTPUT);
+		l->result_width = 1 + op->nr_aggregates;
+		emit(l, task, "long groups%d; const long *row%d;", op->number, op->number);
+		emit_call(l, task, "row%d = ctx->rt->group_rows(ctx->ht[%d], &groups%d);", op->number, h, op->number);
+		emit(l, task, "for (long g = 0; g < groups%d; g++, row%d += %d)", op->number,
+		     op->number, 1 + op->nr_aggregates);
+		l->depth++;
+		emit_call(l, task, "ctx->rt->emit_row(ctx->result, row%d);", op->number);
+		l->depth--;
+		break;
+	}
+}
+
+static void consume(struct lowered *l, const struct op *op, const struct op *from)
+{
+	const struct column *cols[LOWER_MAX_SLOTS];
+	char key[512], e[512];
+	int task, n, i;
+
+	switch (op->kind) {
+	case OP_SCAN:
+		lower_error(l, "a scan has no input");
+		break;
+	case OP_FILTER:
+		task = task_for(l, op, R_FILTER);
+		emit_extra_work(l, task, op);
+		expr_format(op->predicate, e, sizeof(e), 0);
+		emit(l, task, "if (%s) {", e);
+		l->depth++;
+		consume(l, op->parent, op);
+		l->depth--;
+		emit(l, task, "}");
+		break;
+	case OP_HASH_JOIN:
+		if (from == op->build) {
+			task = task_for(l, op, R_BUILD);
+			n = subtree_columns(l, op->build, cols, LOWER_MAX_SLOTS);
+			emit_extra_work(l, task, op);
+			e[0] = 0;
+			for (i = 0; i < n; i++)
+				snprintf(e + strlen(e), sizeof(e) - strlen(e), "%s%s",
+					 i ? ", " : "", cols[i]->name);
+			expr_format(op->build_key, key, sizeof(key), 0);
+			emit(l, task, "const long payload%d[] = { %s };", op->number, e);
+			emit_call(l, task, "ctx->rt->join_insert(ctx->ht[%d], %s, payload%d);", l->op_ht[op->number], key, op->number);
+			break;
+		}
+		task = task_for(l, op, R_PROBE);
+		n = subtree_columns(l, op->build, cols, LOWER_MAX_SLOTS);
+		emit_extra_work(l, task, op);
+		expr_format(op->probe_key, key, sizeof(key), 0);
+		emit(l, task, "const long probe%d = %s;", op->number, key);
+		emit(l, task, "const long *match%d;", op->number);
+		emit_call(l, task, "match%d = ctx->rt->join_lookup(ctx->ht[%d], probe%d);", op->number, l->op_ht[op->number], op->number);
+		emit(l, task, "for (; match%d; match%d = (const long *)match%d[0]) {", op->number,
+		     op->number, op->number);
+		l->depth++;
+		emit(l, task, "if (match%d[1] != probe%d)", op->number, op->number);
+		emit(l, task, "        continue;");
+		for (i = 0; i < n; i++)
+			emit(l, task, "long %s = match%d[%d];", cols[i]->name, op->number, 2 + i);
+		consume(l, op->parent, op);
+		l->depth--;
+		emit(l, task, "}");
+		break;
+	case OP_GROUP_BY:
+		task = task_for(l, op, R_AGGREGATE);
+		emit_extra_work(l, task, op);
+		expr_format(op->group_key, key, sizeof(key), 0);
+		emit(l, task, "long *agg%d;", op->number);
+		emit_call(l, task, "agg%d = ctx->rt->group_find(ctx->ht[%d], %s);", op->number, l->op_ht[op->number], key);
+		for (i = 0; i < op->nr_aggregates; i++) {
+			if (op->aggregates[i].fn == AGG_COUNT) {
+				emit(l, task, "agg%d[%d] += 1;", op->number, i);
+				continue;
+			}
+			expr_format(op->aggregates[i].arg, e, sizeof(e), 0);
+			emit(l, task, "agg%d[%d] += %s;", op->number, i, e);
+		}
+		break;
+	}
+}
+
+static void note_expr_columns(struct lowered *l, const struct expr *e)
+{
+	expr_columns(e, note_column, l);
+}
+
+/* The first two lowering steps' links, now that every name is known. */
+static void record_plan(struct lowered *l)
+{
+	struct dict_levels *lv = l->levels;
+	struct tailor_dict *d = lv->dict;
+	char name[300], buf[400];
+	uint64_t rt_op, rt_pipeline;
+	int i, k;
+
+	dict_check(l, tailor_dict_component(d, lv->query, l->query_id, l->plan->query), "the query");
+	for (i = 0; i < l->plan->nr_ops; i++) {
+		const struct op *o = &l->plan->ops[i];
+
+		dict_check(l, tailor_dict_component(d, lv->op, l->op_ids[o->number],
+						    display_name(l, o->name, buf, sizeof(buf))),
+			   "an operator");
+	}
+	for (i = 0; i < l->plan->nr_ops; i++) {
+		const struct op *o = &l->plan->ops[i];
+
+		if (o->parent)
+			dict_check(l, tailor_dict_parent(d, lv->op, l->op_ids[o->number], lv->op,
+							 l->op_ids[o->parent->number]),
+				   "the plan tree");
+	}
+	for (k = 0; k < l->nr_done; k++) {
+		const struct pipeline *p = &l->pipelines[l->order[k]];
+		size_t n;
+
+		n = (size_t)snprintf(name, sizeof(name), "pipeline %d:", k + 1);
+		for (i = 0; i < l->nr_tasks && n < sizeof(name); i++)
+			if (l->tasks[i].pipeline == l->order[k])
+				n += (size_t)snprintf(name + n, sizeof(name) - n, "%s %s",
+						      n > 12 ? " ->" : "", l->tasks[i].name);
+		dict_check(l, tailor_dict_component(d, lv->pipeline, p->id,
+						    display_name(l, name, buf, sizeof(buf))),
+			   "a pipeline");
+	}
+	for (i = 0; i < l->nr_tasks; i++)
+		dict_check(l, tailor_dict_component(d, lv->task, l->tasks[i].id,
+						    display_name(l, l->tasks[i].name, buf, sizeof(buf))),
+			   "a task");
+
+	/* The engine's own work for this query: hash tables, results. */
+	rt_op = lv->next_op++;
+	rt_pipeline = lv->next_pipeline++;
+	snprintf(name, sizeof(name), "[runtime] query %s", l->plan->query);
+	dict_check(l, tailor_dict_component(d, lv->task, l->runtime_task, name), "a task");
+	dict_check(l, tailor_dict_component(d, lv->op, rt_op, name), "an operator");
+	dict_check(l, tailor_dict_component(d, lv->pipeline, rt_pipeline, name), "a pipeline");
+
+	dict_check(l, tailor_dict_log(d, "query->operators, pipelines"), "a log");
+	for (i = 0; i < l->plan->nr_ops; i++)
+		dict_check(l, tailor_dict_link(d, lv->op, l->op_ids[l->plan->ops[i].number],
+					       lv->query, l->query_id), "an operator link");
+	for (k = 0; k < l->nr_done; k++)
+		dict_check(l, tailor_dict_link(d, lv->pipeline, l->pipelines[l->order[k]].id,
+					       lv->query, l->query_id), "a pipeline link");
+	dict_check(l, tailor_dict_link(d, lv->op, rt_op, lv->query, l->query_id), "a link");
+	dict_check(l, tailor_dict_link(d, lv->pipeline, rt_pipeline, lv->query, l->query_id),
+		   "a link");
+
+	dict_check(l, tailor_dict_log(d, "operators->pipelines of tasks"), "a log");
+	for (i = 0; i < l->nr_tasks; i++) {
+		const struct task *t = &l->tasks[i];
+
+		dict_check(l, tailor_dict_link(d, lv->task, t->id, lv->op, l->op_ids[t->op->number]),
+			   "a task->operator link");
+		dict_check(l, tailor_dict_link(d, lv->task, t->id, lv->pipeline,
+					       l->pipelines[t->pipeline].id), "a task->pipeline link");
+	}
+	dict_check(l, tailor_dict_link(d, lv->task, l->runtime_task, lv->op, rt_op), "a link");
+	dict_check(l, tailor_dict_link(d, lv->task, l->runtime_task, lv->pipeline, rt_pipeline),
+		   "a link");
+}
+
+int lower_plan(struct lowered *l, const struct plan *plan, const struct database *db,
+	       struct dict_levels *levels)
+{
+	int i, j, top;
+
+	memset(l, 0, sizeof(*l));
+	l->plan = plan;
+	l->db = db;
+	l->levels = levels;
+	l->query_id = levels->next_query++;
+	l->runtime_task = levels->next_task++;
+	for (j = 1; j <= plan->nr_ops; j++)
+		l->op_ids[j] = levels->next_op++;
+	for (i = 0; i < plan->nr_ops; i++) {
+		const struct op *o = &plan->ops[i];
+
+		note_expr_columns(l, o->predicate);
+		note_expr_columns(l, o->build_key);
+		note_expr_columns(l, o->probe_key);
+		note_expr_columns(l, o->group_key);
+		for (j = 0; j < o->nr_aggregates; j++)
+			note_expr_columns(l, o->aggregates[j].arg);
+	}
+	for (i = 0; i < l->nr_referenced; i++)
+		if (!database_column(db, l->referenced[i], NULL))
+			lower_error(l, "no column '%s'", l->referenced[i]);
+	if (l->failed)
+		return -1;
+
+	top = pipeline_begin(l);
+	produce(l, plan->root);
+	pipeline_end(l, top);
+	if (!l->failed && levels->dict)
+		record_plan(l);
+	return l->failed ? -1 : 0;
+}
+
+/* One line of the generated file, linked to the task that owns it. */
+static void write_line(struct lowered *l, FILE *f, const char *path, unsigned int *lineno,
+		       int owner, const char *fmt, ...)
+{
+	struct dict_levels *lv = l->levels;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	++*lineno;
+	if (!lv->dict || owner < 0)
+		return;
+	dict_check(l, tailor_track_push(lv->dict, lv->task, l->tasks[owner].id), "a tracker");
+	dict_check(l, tailor_track_emit_line(lv->dict, path, *lineno), "a line link");
+	dict_check(l, tailor_track_pop(lv->dict, lv->task), "a tracker");
+}
+
+int lower_write_c(struct lowered *l, const char *path)
+{
+	struct dict_levels *lv = l->levels;
+	unsigned int lineno = 0;
+	size_t i;
+	FILE *f;
+	int k;
+
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
+		return -1;
+	}
+	if (lv->dict)
+		dict_check(l, tailor_dict_log(lv->dict, "tasks->code"), "a log");
+	write_line(l, f, path, &lineno, -1, "/* tailor-engine: query %s, generated code; every line belongs to one task. */",
+	     l->plan->query);
+	write_line(l, f, path, &lineno, -1, "%s", RT_ABI_SOURCE);
+	for (k = 0; k < l->nr_done; k++) {
+		const struct pipeline *p = &l->pipelines[l->order[k]];
+		int first = p->first_task;
+
+		write_line(l, f, path, &lineno, -1, "%s", "");
+		write_line(l, f, path, &lineno, first, "void tailor_pipeline_%d(const struct query_ctx *ctx)", k);
+		write_line(l, f, path, &lineno, first, "{");
+		for (i = 0; i < p->nr_lines; i++)
+			write_line(l, f, path, &lineno, p->lines[i].task, "        %s", p->lines[i].text);
+		write_line(l, f, path, &lineno, first, "}");
+	}
+	write_line(l, f, path, &lineno, -1, "%s", "");
+	write_line(l, f, path, &lineno, -1, "const int tailor_pipelines = %d;", l->nr_done);
+	write_line(l, f, path, &lineno, -1, "%s", "");
+	write_line(l, f, path, &lineno, -1, "void tailor_work_calibrate(unsigned long n)");
+	write_line(l, f, path, &lineno, -1, "{");
+	write_line(l, f, path, &lineno, -1, "        " WORK_LOOP("n"));
+	write_line(l, f, path, &lineno, -1, "}");
+	if (fclose(f)) {
+		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
+		return -1;
+	}
+	return l->failed ? -1 : 0;
+}
+
+void lower_free(struct lowered *l)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < l->nr_pipelines; k++) {
+		for (i = 0; i < l->pipelines[k].nr_lines; i++)
+			free(l->pipelines[k].lines[i].text);
+		free(l->pipelines[k].lines);
+	}
+	memset(l, 0, sizeof(*l));
+}

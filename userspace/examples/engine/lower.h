@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Lowering a plan in the paper's steps (seed 000, section 4.3): operators
+ * to pipelines of tasks, fused up to materialization points (a join's
+ * build side, a group-by's input), and the tasks to C source lines.
+ * Each step records its links in the Tagging Dictionary as it goes.
+ */
+#ifndef ENGINE_LOWER_H
+#define ENGINE_LOWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "database.h"
+#include "plan.h"
+
+struct tailor_dict;
+
+#define LOWER_MAX_TASKS		48
+#define LOWER_MAX_PIPELINES	12
+#define LOWER_MAX_SLOTS		32
+
+/* The dictionary's levels and the next free id of each. */
+struct dict_levels {
+	struct tailor_dict *dict;	/* NULL: no dictionary */
+	int task, op, pipeline, query;
+	uint64_t next_task, next_op, next_pipeline, next_query;
+	int prefix_names;		/* several queries: "fig3: HashJoin#3" */
+};
+
+struct task {
+	uint64_t id;			/* the tag and the dictionary id */
+	const struct op *op;		/* NULL: the query's runtime */
+	int pipeline;			/* index into lowered.pipelines */
+	int role;			/* scan, build, probe, ... */
+	char name[128];
+};
+
+struct gen_line {
+	char *text;
+	int task;			/* index into lowered.tasks */
+};
+
+struct pipeline {
+	uint64_t id;
+	int order;			/* execution order: tailor_pipeline_<order> */
+	int first_task;			/* owns the function's own lines */
+	char name[200];
+	struct gen_line *lines;
+	size_t nr_lines, cap_lines;
+};
+
+enum ht_kind { HT_JOIN, HT_GROUP };
+
+struct ht_slot {
+	enum ht_kind kind;
+	long width;			/* join payload or group aggregates */
+};
+
+struct lowered {
+	const struct plan *plan;
+	const struct database *db;
+	struct dict_levels *levels;
+	uint64_t op_ids[PLAN_MAX_OPERATORS + 1];	/* by operator number */
+	uint64_t query_id, runtime_task;
+	struct task tasks[LOWER_MAX_TASKS];
+	int nr_tasks;
+	struct pipeline pipelines[LOWER_MAX_PIPELINES];	/* creation order */
+	int nr_pipelines;
+	int order[LOWER_MAX_PIPELINES];	/* pipelines by execution order */
+	int nr_done;
+	const struct column *columns[LOWER_MAX_SLOTS];	/* ctx->column[] */
+	int nr_columns;
+	const struct table *tables[LOWER_MAX_SLOTS];	/* ctx->rows[] */
+	int nr_tables;
+	struct ht_slot hts[PLAN_MAX_OPERATORS];	/* ctx->ht[] */
+	int nr_hts;
+	int op_ht[PLAN_MAX_OPERATORS + 1];	/* by operator number */
+	long result_width;
+	/* While lowering. */
+	const char *referenced[LOWER_MAX_SLOTS];
+	int nr_referenced;
+	int current, depth, failed;
+};
+
+/* 0, or -1 with a message. */
+int lower_plan(struct lowered *l, const struct plan *plan, const struct database *db,
+	       struct dict_levels *levels);
+/*
+ * Write the C file and link each of its lines to its task (the last
+ * lowering step's log).  0, or -1 with a message.
+ */
+int lower_write_c(struct lowered *l, const char *path);
+void lower_free(struct lowered *l);
+
+#endif /* ENGINE_LOWER_H */
