@@ -148,6 +148,7 @@ native() {
 	else
 		tail -5 "$out/test-tools.log"
 		result "golden report tests" 1 "test tools did not build, see $out/test-tools.log"
+		result "example engine tests" 1 "test tools did not build, see $out/test-tools.log"
 	fi
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
 		result "recording, dictionary and profile readers fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0

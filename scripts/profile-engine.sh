@@ -20,13 +20,15 @@ export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prog=${0##*/}
-mode=auto out= exports=()
+mode=auto out='' exports=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--box) mode=box; shift ;;
 	--native) mode=native; shift ;;
-	--out) out=$2; shift 2 ;;
-	--export) exports+=("$2"); shift 2 ;;
+	--out | --export)
+		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; }
+		if [ "$1" = --out ]; then out=$2; else exports+=("$2"); fi
+		shift 2 ;;
 	--) shift; break ;;
 	*) echo "$prog: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -70,7 +72,7 @@ cp "$steps" "$payload/steps.sh"
 	echo 'box_load_module || exit 1'
 	env | grep -E '^(DEMO|ACCURACY)_[A-Z_]*=' | sed "s/'/'\\\\''/g; s/=\(.*\)/='\1'/; s/^/export /" || true
 	printf '/tailor/steps.sh /tailor/bin/tailor /tailor/bin/tailor-engine /tmp/work'
-	printf " '%s'" "${@//\'/\'\\\'\'}"
+	[ $# -eq 0 ] || printf " '%s'" "${@//\'/\'\\\'\'}"
 	echo ' || exit 1'
 	for f in "${exports[@]}"; do
 		echo "box_export '/tmp/work/$f'"

@@ -80,12 +80,12 @@ box_loud_kernel() {
 }
 
 box_export() {
-	local file="$1" name="${2:-${1##*/}}" level lines rc=0
-
 	if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 		echo "usage: box_export FILE [NAME]" >&2
 		return 2
 	fi
+	local file="$1" name="${2:-${1##*/}}" level lines rc=0
+
 	case $name in
 	"" | . | .. | */*)
 		echo "box_export: '$name' is not a plain file name" >&2

@@ -99,18 +99,8 @@ if [ ! -f "$script" ] || [ ! -r "$script" ]; then
 fi
 [ -z "$payload" ] || [ -d "$payload" ] || usage "payload '$payload' is not a directory"
 
-# Newest installed release with both an image and headers (as run.sh).
-find_release() {
-	local r
-	for r in $(ls /boot/ | sed -n 's/^vmlinuz-//p' | sort -rV); do
-		case $r in
-		"$1" | "$1".*) ;;
-		*) continue ;;
-		esac
-		[ -d "/usr/src/linux-headers-$r" ] && { echo "$r"; return 0; }
-	done
-	return 1
-}
+# shellcheck source=tests/box/host-lib.sh
+. "$top/tests/box/host-lib.sh"
 
 release=$(find_release "$box") ||
 	die "no kernel $box with headers installed; run scripts/setup.sh"
@@ -158,7 +148,7 @@ set +e
 	--log "$log" --timeout "$timeout_s" >"$out/boot.out" 2>&1
 boot_rc=$?
 set -e
-grep "^boot.sh: " "$out/boot.out" | grep -v 'qemu-system' | sed 's/^/   /' >&2
+{ grep "^boot.sh: " "$out/boot.out" | grep -v 'qemu-system' || true; } | sed 's/^/   /' >&2
 
 # Splits the payload's part of the console into the script's output and
 # the exported files, each to $tmp/exp/<n>.b64 with its name in <n>.name;
@@ -239,8 +229,10 @@ while IFS= read -r err; do
 done <"$tmp/errors"
 
 declare -A seen=()
-for f in "$tmp"/exp/*.name; do
-	[ -e "$f" ] || break
+nr_exports=$(find "$tmp/exp" -name '*.name' | wc -l)
+for ((i = 1; i <= nr_exports; i++)); do
+	f=$tmp/exp/$i.name
+	[ -e "$f" ] || continue
 	name=$(cat "$f")
 	case $name in
 	"" | . | .. | */* | console.log | boot.out)

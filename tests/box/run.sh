@@ -34,18 +34,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# Newest installed release with both an image and headers.
-find_release() {
-	local r
-	for r in $(ls /boot/ | sed -n 's/^vmlinuz-//p' | sort -rV); do
-		case $r in
-		"$1" | "$1".*) ;;
-		*) continue ;;
-		esac
-		[ -d "/usr/src/linux-headers-$r" ] && { echo "$r"; return 0; }
-	done
-	return 1
-}
+# shellcheck source=tests/box/host-lib.sh
+. "$top/tests/box/host-lib.sh"
 
 tests=${TAILOR_BOX_TESTS:-"tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_report_test tailor_module_test"}
 append=""

@@ -4,8 +4,8 @@
 # demo_test.sh: make demo's path end to end in the test box (6.1, TCG):
 # tailor.ko records the example engine compiling and running query fig3
 # with a C compiler in the box; the operator report must name every
-# operator of the plan, the join and the group-by must carry most of the
-# samples, the shared runtime's samples must be attributed by tag, and
+# operator of the plan, the join and the group-by must carry at least a
+# third of all samples (the rest: data generation, kernel, loading), the shared runtime's samples must be attributed by tag, and
 # the HTML report must come back out of the box.  Then 'twojoins': both
 # joins, running the same precompiled functions, get samples of their own.
 #
@@ -21,7 +21,7 @@ not_ok() {
 	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
 	[ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/#   /'
 }
-rm -rf "$out"
+rm -rf "$out" "$top/build/demo/report.html"
 mkdir -p "$out"
 
 # samples OUT ROW: the samples column of an operator table row
@@ -40,14 +40,17 @@ missing=
 for row in "TableScan#1 part" "TableScan#2 lineitem" "HashJoin#3" "GroupBy#4"; do
 	grep -q "$row" "$out/fig3.out" || missing="$missing $row"
 done
-[ -z "$missing" ] && ok "the report and plan name every operator" ||
+if [ -z "$missing" ]; then
+	ok "the report and plan name every operator"
+else
 	not_ok "operators missing:$missing" "$out/fig3.out"
+fi
 total=$(sed -n 's/.*: \([0-9]*\) samples, event.*/\1/p' "$table" | head -n 1)
 join=$(samples "$table" "HashJoin#3")
 group=$(samples "$table" "GroupBy#4")
 if [ -n "$total" ] && [ -n "$join" ] && [ -n "$group" ] && [ "$total" -gt 500 ] &&
    [ $((join + group)) -gt $((total / 3)) ]; then
-	ok "join and group-by carry most of the query ($join + $group of $total samples)"
+	ok "join and group-by carry over a third of all samples ($join + $group of $total)"
 else
 	not_ok "join $join + group-by $group of $total samples" "$table"
 fi
@@ -57,7 +60,7 @@ if [ -n "$bytag" ] && [ "$bytag" -gt 0 ]; then
 else
 	not_ok "no samples attributed by tag" "$table"
 fi
-if grep -q 'activity' "$out/fig3.out" && [ -s "$top/build/demo/report.html" ] &&
+if grep -q '^# legend: .*HashJoin#3' "$out/fig3.out" && [ -s "$top/build/demo/report.html" ] &&
    grep -q '<svg' "$top/build/demo/report.html"; then
 	ok "timeline printed; HTML report with its plots exported from the box"
 else

@@ -20,6 +20,7 @@
 #include "tailor/dictionary.h"
 #include "tailor/tag.h"
 
+__attribute__((format(printf, 2, 3)))
 static void lower_error(struct lowered *l, const char *fmt, ...)
 {
 	va_list ap;
@@ -71,14 +72,21 @@ static void pipeline_end(struct lowered *l, int previous)
 {
 	struct pipeline *p = &l->pipelines[l->current];
 
+	/* After a failed pipeline_begin() there is no pipeline to end. */
+	if (l->failed || l->nr_done == LOWER_MAX_PIPELINES) {
+		l->current = previous;
+		return;
+	}
 	p->order = l->nr_done;
 	l->order[l->nr_done++] = l->current;
 	l->current = previous;
 }
 
-static const char *const role_names[] = { "scan", "filter", "build", "probe",
-					  "aggregate", "output" };
 enum role { R_SCAN, R_FILTER, R_BUILD, R_PROBE, R_AGGREGATE, R_OUTPUT };
+static const char *const role_names[] = {
+	[R_SCAN] = "scan", [R_FILTER] = "filter", [R_BUILD] = "build",
+	[R_PROBE] = "probe", [R_AGGREGATE] = "aggregate", [R_OUTPUT] = "output",
+};
 
 /* The task of @op in the current pipeline, created (and linked) on first use. */
 static int task_for(struct lowered *l, const struct op *op, enum role role)
@@ -108,6 +116,7 @@ static int task_for(struct lowered *l, const struct op *op, enum role role)
 
 /* ---- step 2: tasks -> C lines ---- */
 
+__attribute__((format(printf, 3, 4)))
 static void emit(struct lowered *l, int task, const char *fmt, ...)
 {
 	struct pipeline *p = &l->pipelines[l->current];
@@ -142,14 +151,20 @@ static void emit(struct lowered *l, int task, const char *fmt, ...)
 }
 
 /* A call into the shared runtime, with the task's id in the tag register. */
+__attribute__((format(printf, 3, 4)))
 static void emit_call(struct lowered *l, int task, const char *fmt, ...)
 {
 	char call[512];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(call, sizeof(call), fmt, ap);
+	n = vsnprintf(call, sizeof(call), fmt, ap);
 	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(call)) {
+		lower_error(l, "a generated call is too long");
+		return;
+	}
 	emit(l, task, "{ unsigned long saved_tag; const unsigned long tag = %lluUL; %s %s %s }",
 	     (unsigned long long)l->tasks[task].id,
 	     TAILOR_TAG_C_SET("tag", "saved_tag"), call, TAILOR_TAG_C_RESTORE("saved_tag"));
@@ -295,7 +310,8 @@ static void produce(struct lowered *l, const struct op *op)
 		task = task_for(l, op, R_OUTPUT);
 		l->result_width = 1 + op->nr_aggregates;
 		emit(l, task, "long groups%d; const long *row%d;", op->number, op->number);
-		emit_call(l, task, "row%d = ctx->rt->group_rows(ctx->ht[%d], &groups%d);", op->number, h, op->number);
+		emit_call(l, task, "row%d = ctx->rt->group_rows(ctx->ht[%d], &groups%d);",
+			  op->number, h, op->number);
 		emit(l, task, "for (long g = 0; g < groups%d; g++, row%d += %d)", op->number,
 		     op->number, 1 + op->nr_aggregates);
 		l->depth++;
@@ -336,7 +352,8 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 					 i ? ", " : "", cols[i]->name);
 			expr_format(op->build_key, key, sizeof(key), 0);
 			emit(l, task, "const long payload%d[] = { %s };", op->number, e);
-			emit_call(l, task, "ctx->rt->join_insert(ctx->ht[%d], %s, payload%d);", l->op_ht[op->number], key, op->number);
+			emit_call(l, task, "ctx->rt->join_insert(ctx->ht[%d], %s, payload%d);",
+				  l->op_ht[op->number], key, op->number);
 			break;
 		}
 		task = task_for(l, op, R_PROBE);
@@ -345,12 +362,15 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 		expr_format(op->probe_key, key, sizeof(key), 0);
 		emit(l, task, "const long probe%d = %s;", op->number, key);
 		emit(l, task, "const long *match%d;", op->number);
-		emit_call(l, task, "match%d = ctx->rt->join_lookup(ctx->ht[%d], probe%d);", op->number, l->op_ht[op->number], op->number);
+		emit_call(l, task, "match%d = ctx->rt->join_lookup(ctx->ht[%d], probe%d);",
+			  op->number, l->op_ht[op->number], op->number);
 		emit(l, task, "for (; match%d; match%d = (const long *)match%d[0]) {", op->number,
 		     op->number, op->number);
 		l->depth++;
 		emit(l, task, "if (match%d[1] != probe%d)", op->number, op->number);
-		emit(l, task, "        continue;");
+		l->depth++;
+		emit(l, task, "continue;");
+		l->depth--;
 		for (i = 0; i < n; i++)
 			emit(l, task, "long %s = match%d[%d];", cols[i]->name, op->number, 2 + i);
 		consume(l, op->parent, op);
@@ -362,7 +382,8 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 		emit_extra_work(l, task, op);
 		expr_format(op->group_key, key, sizeof(key), 0);
 		emit(l, task, "long *agg%d;", op->number);
-		emit_call(l, task, "agg%d = ctx->rt->group_find(ctx->ht[%d], %s);", op->number, l->op_ht[op->number], key);
+		emit_call(l, task, "agg%d = ctx->rt->group_find(ctx->ht[%d], %s);",
+			  op->number, l->op_ht[op->number], key);
 		for (i = 0; i < op->nr_aggregates; i++) {
 			if (op->aggregates[i].fn == AGG_COUNT) {
 				emit(l, task, "agg%d[%d] += 1;", op->number, i);
@@ -407,13 +428,16 @@ static void record_plan(struct lowered *l)
 	}
 	for (k = 0; k < l->nr_done; k++) {
 		const struct pipeline *p = &l->pipelines[l->order[k]];
+		const char *sep = "";
 		size_t n;
 
 		n = (size_t)snprintf(name, sizeof(name), "pipeline %d:", k + 1);
 		for (i = 0; i < l->nr_tasks && n < sizeof(name); i++)
-			if (l->tasks[i].pipeline == l->order[k])
-				n += (size_t)snprintf(name + n, sizeof(name) - n, "%s %s",
-						      n > 12 ? " ->" : "", l->tasks[i].name);
+			if (l->tasks[i].pipeline == l->order[k]) {
+				n += (size_t)snprintf(name + n, sizeof(name) - n, "%s %s", sep,
+						      l->tasks[i].name);
+				sep = " ->";
+			}
 		dict_check(l, tailor_dict_component(d, lv->pipeline, p->id,
 						    display_name(l, name, buf, sizeof(buf))),
 			   "a pipeline");
@@ -494,6 +518,7 @@ int lower_plan(struct lowered *l, const struct plan *plan, const struct database
 }
 
 /* One line of the generated file, linked to the task that owns it. */
+__attribute__((format(printf, 6, 7)))
 static void write_line(struct lowered *l, FILE *f, const char *path, unsigned int *lineno,
 		       int owner, const char *fmt, ...)
 {
@@ -527,7 +552,8 @@ int lower_write_c(struct lowered *l, const char *path)
 	}
 	if (lv->dict)
 		dict_check(l, tailor_dict_log(lv->dict, "tasks->code"), "a log");
-	write_line(l, f, path, &lineno, -1, "/* tailor-engine: query %s, generated code; every line belongs to one task. */",
+	write_line(l, f, path, &lineno, -1,
+		   "/* tailor-engine: query %s, generated code; every line belongs to one task. */",
 	     l->plan->query);
 	write_line(l, f, path, &lineno, -1, "%s", RT_ABI_SOURCE);
 	for (k = 0; k < l->nr_done; k++) {

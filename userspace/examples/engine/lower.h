@@ -29,7 +29,7 @@ struct dict_levels {
 
 struct task {
 	uint64_t id;			/* the tag and the dictionary id */
-	const struct op *op;		/* NULL: the query's runtime */
+	const struct op *op;
 	int pipeline;			/* index into lowered.pipelines */
 	int role;			/* scan, build, probe, ... */
 	char name[128];
@@ -44,7 +44,6 @@ struct pipeline {
 	uint64_t id;
 	int order;			/* execution order: tailor_pipeline_<order> */
 	int first_task;			/* owns the function's own lines */
-	char name[200];
 	struct gen_line *lines;
 	size_t nr_lines, cap_lines;
 };

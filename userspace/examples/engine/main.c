@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +54,8 @@ static const char usage_text[] =
 "                        has it: its number (3), name (HashJoin#3) or kind\n"
 "                        when unique (join).  The accuracy oracle's knob.\n"
 "  -t, --times FILE      write measured times: a line per query with its\n"
-"                        execution CPU and wall time in ns, and the\n"
+"                        execution CPU time (and its user-mode part, as\n"
+"                        the kernel splits it) and wall time in ns, the\n"
 "                        --extra work done (units, and their CPU time\n"
 "                        from a calibration run of the same loop)\n"
 "  -n, --repeat N        execute each compiled query N times (default 1);\n"
@@ -82,15 +84,19 @@ struct query_run {
 	struct jit_module module;
 	char c_path[PATH_MAX], so_path[PATH_MAX];
 	uint64_t compile_ns, cpu_ns, wall_ns;
+	uint64_t user_ns;		/* of cpu_ns, in user mode (the kernel's split) */
 	unsigned long extra_units;	/* oracle work units executed */
 	double unit_ns;			/* CPU time of one, measured */
 	struct result result;
 };
 
 /* The engine's own phases, named runtime parts in the dictionary. */
-enum { PART_DATAGEN, PART_CODEGEN, PART_CHECK, NR_PARTS };
+enum { PART_DATAGEN, PART_CODEGEN, PART_CHECK, PART_CALIBRATE, NR_PARTS };
 static const char *const part_names[NR_PARTS] = {
-	"[runtime] data generation", "[runtime] code generation", "[runtime] result check",
+	[PART_DATAGEN] = "[runtime] data generation",
+	[PART_CODEGEN] = "[runtime] code generation",
+	[PART_CHECK] = "[runtime] result check",
+	[PART_CALIBRATE] = "[runtime] calibration of --extra work",
 };
 
 static uint64_t now_ns(clockid_t clock)
@@ -112,6 +118,7 @@ static void usage(FILE *out)
 	fprintf(out, usage_text, list);
 }
 
+__attribute__((format(printf, 1, 0)))
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "tailor-engine: ");
@@ -317,7 +324,7 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 	}
 	if (lower_plan(&q->low, &q->plan, db, lv))
 		return -1;
-	if (strlen(dir) + strlen(name) + 8 > sizeof(q->c_path)) {
+	if (strlen(dir) > PATH_MAX - 64) {
 		fprintf(stderr, "tailor-engine: the work directory's path is too long\n");
 		return -1;
 	}
@@ -384,19 +391,30 @@ static double calibrate_work(const struct jit_module *m)
 	return best;
 }
 
+static uint64_t thread_user_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000ull + (uint64_t)ru.ru_utime.tv_usec * 1000;
+}
+
 /* The engine's own work in between runs under the query's runtime tag. */
 static void execute_query(struct query_run *q, long repeat)
 {
-	uint64_t saved_tag, cpu0, wall0;
+	uint64_t saved_tag, cpu0, wall0, user0;
 	long r;
 
 	saved_tag = tailor_tag_set(q->low.runtime_task);
+	user0 = thread_user_ns();
 	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	wall0 = now_ns(CLOCK_MONOTONIC);
 	for (r = 0; r < repeat; r++)
 		run_pipelines(q);
 	q->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	q->wall_ns = now_ns(CLOCK_MONOTONIC) - wall0;
+	q->user_ns = thread_user_ns() - user0;
 	tailor_tag_restore(saved_tag);
 }
 
@@ -433,8 +451,10 @@ static int check_result(struct query_run *q, const struct database *db)
 	long r;
 	int i, ret = 0;
 
-	if (reference_evaluate(q->plan.query, db, &ref)) {
-		printf("check: FAILED: no reference evaluation for %s\n", q->plan.query);
+	ret = reference_evaluate(q->plan.query, db, &ref);
+	if (ret) {
+		printf("check: FAILED: %s for %s\n", ret == -2 ? "out of memory in the reference "
+		       "evaluation" : "no reference evaluation", q->plan.query);
 		return -1;
 	}
 	if (ref.width != q->result.width || ref.rows != q->result.rows) {
@@ -472,9 +492,11 @@ static int write_times(const char *path, struct query_run *runs, int n)
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		fprintf(f, "query=%s pid=%d exec_cpu_ns=%" PRIu64 " exec_wall_ns=%" PRIu64
-			" compile_ns=%" PRIu64 " rows=%ld extra_units=%lu extra_ns=%.0f\n",
-			runs[i].plan.query, (int)getpid(), runs[i].cpu_ns, runs[i].wall_ns,
+		fprintf(f, "query=%s pid=%d exec_cpu_ns=%" PRIu64 " exec_user_ns=%" PRIu64
+			" exec_wall_ns=%" PRIu64 " compile_ns=%" PRIu64
+			" rows=%ld extra_units=%lu extra_ns=%.0f\n",
+			runs[i].plan.query, (int)getpid(), runs[i].cpu_ns, runs[i].user_ns,
+			runs[i].wall_ns,
 			runs[i].compile_ns, runs[i].result.rows, runs[i].extra_units,
 			(double)runs[i].extra_units * runs[i].unit_ns);
 	if (fclose(f)) {
@@ -509,8 +531,8 @@ int main(int argc, char **argv)
 			found = !!plan_find_op(&p, o.extra_op[i]);
 		}
 		if (!found)
-			return usage_error("--extra: no operator '%s' in the queries run "
-					   "(--explain shows them)", o.extra_op[i]);
+			return usage_error("--extra: no operator '%s' in the queries run, or "
+					   "several (--explain shows them)", o.extra_op[i]);
 	}
 	if (make_work_dir(&o, dir, sizeof(dir)) || dict_setup(&levels, &o, part_task))
 		return 1;
@@ -552,7 +574,7 @@ int main(int argc, char **argv)
 			explain(q);
 		execute_query(q, o.repeat);
 		if (q->extra_units) {
-			saved = tailor_tag_set(part_task[PART_CHECK]);
+			saved = tailor_tag_set(part_task[PART_CALIBRATE]);
 			q->unit_ns = calibrate_work(&q->module);
 			tailor_tag_restore(saved);
 			printf("extra work: %lu units of %.3f ns = %.1f ms CPU (calibrated)\n",

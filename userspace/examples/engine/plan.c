@@ -170,7 +170,8 @@ static size_t format(const struct expr *e, char *buf, size_t size, int sql, int 
 {
 	size_t n = 0;
 
-#define OUT(...) (n += (size_t)snprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
+#define OUT(...) (n += (size_t)snprintf(buf + (n < size ? n : size), \
+					   n < size ? size - n : 0, __VA_ARGS__))
 	switch (e->kind) {
 	case E_COLUMN:
 		OUT("%s", e->column);

@@ -48,7 +48,7 @@ static int fig3(const struct database *db, struct result *out)
 	size_t i;
 
 	if (groups_init(&g, (long)db->tables[T_SUPPLIER].rows + 1, 3))
-		return -1;
+		return -2;
 	for (i = 0; i < l->rows; i++) {
 		long *a = group(&g, COL(db, T_LINEITEM, 2)[i]);
 		int64_t p = COL(db, T_LINEITEM, 1)[i] - 1;
@@ -69,7 +69,7 @@ static int twojoins(const struct database *db, struct result *out)
 	size_t i;
 
 	if (groups_init(&g, 25, 2))
-		return -1;
+		return -2;
 	for (i = 0; i < l->rows; i++) {
 		int64_t o = COL(db, T_LINEITEM, 0)[i] - 1;
 		long *a = group(&g, nation[custkey[o] - 1]);
@@ -88,7 +88,7 @@ static int q1(const struct database *db, struct result *out)
 	size_t i;
 
 	if (groups_init(&g, 6, 5))
-		return -1;
+		return -2;
 	for (i = 0; i < l->rows; i++) {
 		int64_t price = COL(db, T_LINEITEM, 4)[i];
 		int64_t disc = price * (100 - COL(db, T_LINEITEM, 5)[i]) / 100;
@@ -115,7 +115,7 @@ static int sfja(const struct database *db, struct result *out)
 	size_t i;
 
 	if (groups_init(&g, 26, 2))
-		return -1;
+		return -2;
 	for (i = 0; i < l->rows; i++) {
 		int64_t p = COL(db, T_LINEITEM, 1)[i] - 1;
 		long *a;

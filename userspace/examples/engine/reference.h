@@ -11,7 +11,7 @@
 #include "database.h"
 #include "runtime.h"
 
-/* Fills @out (key order); 0, or -1 if the query has no reference. */
+/* Fills @out (key order); 0, -1 if the query has no reference, -2 out of memory. */
 int reference_evaluate(const char *query, const struct database *db, struct result *out);
 
 #endif /* ENGINE_REFERENCE_H */

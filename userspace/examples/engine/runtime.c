@@ -11,13 +11,17 @@
 #include <string.h>
 #include "runtime.h"
 
+static void out_of_memory(size_t size)
+{
+	fprintf(stderr, "tailor-engine: out of memory (%zu bytes) in the runtime\n", size);
+	exit(1);
+}
+
 static void *must_realloc(void *p, size_t size)
 {
 	p = realloc(p, size);
-	if (!p) {
-		fprintf(stderr, "tailor-engine: out of memory (%zu bytes) in a hash table\n", size);
-		exit(1);
-	}
+	if (!p)
+		out_of_memory(size);
 	return p;
 }
 
@@ -44,7 +48,7 @@ void *join_table_new(long width)
 	struct join_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
-		must_realloc(NULL, SIZE_MAX);
+		out_of_memory(sizeof(*t));
 	t->width = width;
 	return t;
 }
@@ -88,7 +92,7 @@ static void join_finalize(void *ht)
 	free(t->directory);
 	t->directory = calloc(size, sizeof(*t->directory));
 	if (!t->directory)
-		must_realloc(NULL, SIZE_MAX);
+		out_of_memory(size * sizeof(*t->directory));
 	for (i = 0; i < t->entries; i++) {
 		long *e = t->storage + i * stride;
 		uint64_t b = hash_key(e[1]) & t->mask;
@@ -120,12 +124,12 @@ void *group_table_new(long aggregates)
 	struct group_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
-		must_realloc(NULL, SIZE_MAX);
+		out_of_memory(sizeof(*t));
 	t->aggregates = aggregates;
 	t->mask = 63;
 	t->slots = calloc(64, sizeof(*t->slots));
 	if (!t->slots)
-		must_realloc(NULL, SIZE_MAX);
+		out_of_memory(64 * sizeof(*t->slots));
 	return t;
 }
 
@@ -148,7 +152,7 @@ static void group_rehash(struct group_table *t)
 	free(t->slots);
 	t->slots = calloc(size, sizeof(*t->slots));
 	if (!t->slots)
-		must_realloc(NULL, SIZE_MAX);
+		out_of_memory(size * sizeof(*t->slots));
 	t->mask = size - 1;
 	for (i = 0; i < t->groups; i++) {
 		uint64_t s = hash_key(t->rows[i * stride]) & t->mask;

@@ -22,7 +22,6 @@ struct result {
 	long width;		/* key + aggregates */
 	long rows, cap;
 	long *values;
-	int failed;		/* out of memory: the result is incomplete */
 };
 
 void result_init(struct result *r, long width);
