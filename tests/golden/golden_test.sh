@@ -245,5 +245,27 @@ else
 	not_ok "mismatched dictionary (rc=$rc)" "$work/out"
 fi
 
+# Kernel samples that carry the user's tag (the software clock records the
+# user registers at kernel entry) belong to the component the tag names;
+# --kernel-apart and the function level keep them [kernel], and so does a
+# perf.data, whose kernel samples carry the kernel's r15.
+printf '%s\t%s\t%s\t%s\n' 70 kernel 2 1000 40 kernel 0x63 1000 30 kernel 0 1000 >"$work/kernel.spec"
+"$synth" -o "$work/kernel.rec" -p "$work/kernel.data" "$work/kernel.spec" >/dev/null 2>&1
+kernel_rows() { "$tailor" report -f csv "$@" 2>/dev/null | tail -n +2 | awk -F, '{print $1 "," $3}' | sort | paste -sd' '; }
+got=$(kernel_rows -i "$work/kernel.rec" -d "$work/ops.dict")
+if [ "$got" = "[kernel],70 join,70" ] &&
+   "$tailor" report -i "$work/kernel.rec" -d "$work/ops.dict" 2>/dev/null |
+   grep -q '70 samples .* in the kernel, attributed by the tag'; then
+	ok "kernel samples with the user's tag go to its component, noted; untagged and unlinked stay [kernel]"
+else
+	not_ok "kernel samples by tag: got '$got'"
+fi
+got="$(kernel_rows -i "$work/kernel.rec" -d "$work/ops.dict" --kernel-apart) / $(kernel_rows -i "$work/kernel.rec" -d "$work/ops.dict" -l function) / $(kernel_rows -i "$work/kernel.data" -d "$work/ops.dict")"
+if [ "$got" = "[kernel],140 / [kernel],140 / [kernel],140" ]; then
+	ok "--kernel-apart, the function level and perf.data's kernel registers keep them [kernel]"
+else
+	not_ok "kernel samples apart: got '$got'"
+fi
+
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 [ $fail -eq 0 ]

@@ -13,6 +13,8 @@
  * WHERE: ELF:FILE:LINE (the first address of that line), ELF@SYMBOL,
  * kernel, or nomap (an IP no mapping covers).  TAG is the tag register's
  * value; ADDR, when given, is the first data address (then +64 a sample).
+ * A kernel sample with a tag is written as the software clock writes one:
+ * with the user registers at kernel entry (TAILOR_SF_USER_REGS).
  *
  * Time: sample k of the expanded spec is at TSC 1000 * (k + 1), one tick
  * a nanosecond (tsc_mult 1, tsc_shift 0).  Samples alternate between two
@@ -261,6 +263,8 @@ static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 		o[1] = s[i].ip;
 		o[2] = tailor_who_pack(s[i].tid, PID, s[i].cpu,
 				       (s[i].ip >= KERNEL_IP ? TAILOR_SF_KERNEL : 0) |
+				       /* The software clock's kernel samples: user regs. */
+				       (s[i].ip >= KERNEL_IP && s[i].tag ? TAILOR_SF_USER_REGS : 0) |
 				       (s[i].addr ? TAILOR_SF_ADDR_VALID : 0));
 		o[3] = s[i].tag;
 		if (with_addr)

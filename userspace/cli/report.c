@@ -37,6 +37,11 @@ static const char report_usage[] =
 "  -d, --dict FILE       a Tagging Dictionary (repeatable: one per query)\n"
 "      --tag-register R  the register holding tags (default: the\n"
 "                        dictionary's tag-register line, else r15)\n"
+"      --kernel-apart    keep every kernel sample in [kernel]; by default\n"
+"                        one that carries the user's tag (the software\n"
+"                        clock records the user registers at kernel entry)\n"
+"                        goes to the component the tag names: kernel work\n"
+"                        on its behalf, such as its page faults\n"
 "      --tsc-khz N       TSC frequency for a perf.data on the raw-TSC clock\n"
 "                        (default: tailor.ko's measurement, if loaded)\n"
 "\n"
@@ -281,7 +286,7 @@ struct report_opts {
 	int nr_dicts;
 	enum report_format fmt;
 	uint32_t tsc_khz;
-	bool bucket_given;
+	bool bucket_given, kernel_apart;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -311,6 +316,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o,
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tsc-khz", required_argument, NULL, 'k' },
 		{ "tag-register", required_argument, NULL, 'R' },
+		{ "kernel-apart", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -400,6 +406,9 @@ static int parse_options(int argc, char **argv, struct report_opts *o,
 			if (*end || end == optarg || !v || v > UINT32_MAX)
 				return usage_error("invalid value '%s' for --tsc-khz: expected a frequency in kHz", optarg);
 			o->tsc_khz = (uint32_t)v;
+			break;
+		case 'K':
+			o->kernel_apart = true;
 			break;
 		case 'R':
 			if (prof_register_number(optarg) < 0)
@@ -522,6 +531,7 @@ static int report_main(int argc, char **argv, const char *fixed_view)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	attr_set_kernel_by_tag(r.attr, !o.kernel_apart);
 	sym = sym_new();
 	if (!sym)
 		goto out;

@@ -63,6 +63,8 @@ struct attributor {
 	size_t nr_nodebug;
 	uint64_t notes[NOTE_MAX];
 	uint32_t kernel_row, unknown_row;
+	uint32_t kernel_loc;			/* kernel samples' tag lookups */
+	bool kernel_by_tag;
 };
 
 static const char *const note_texts[NOTE_MAX] = {
@@ -74,6 +76,7 @@ static const char *const note_texts[NOTE_MAX] = {
 	[NOTE_UNTAGGED] = "in shared code with no tag set",
 	[NOTE_AMBIGUOUS] = "on lines linked to several components, the tag not deciding (first link taken)",
 	[NOTE_BY_TAG] = "attributed by the tag register (shared code)",
+	[NOTE_KERNEL_BY_TAG] = "in the kernel, attributed by the tag the thread entered it with (--kernel-apart: keep them [kernel])",
 };
 
 const char *attr_note_text(enum attr_note n)
@@ -409,6 +412,25 @@ static uint32_t resolve_tag(struct attributor *a, const struct loc *l,
 	return (uint32_t)l->fallback_note << 28 | l->fallback;
 }
 
+void attr_set_kernel_by_tag(struct attributor *a, bool on)
+{
+	a->kernel_by_tag = on;
+}
+
+/* The row (note in the top 4 bits) of location @idx under @s's tag. */
+static int tag_row(struct attributor *a, uint32_t idx, const struct prof_sample *s,
+		   uint32_t *v)
+{
+	uint64_t tag = (s->flags & PROF_HAS_TAG) ? s->tag : 0;
+
+	if (pair_map_get(&a->tag_cache, idx, tag, v))
+		return 0;
+	*v = resolve_tag(a, &a->locs[idx], s);
+	if ((*v & 0x0fffffff) == 0x0fffffff || pair_map_put(&a->tag_cache, idx, tag, *v))
+		return -ENOMEM;
+	return 0;
+}
+
 int attr_sample(struct attributor *a, struct symbolizer *sym,
 		const struct prof_sample *s, struct attr_result *out)
 {
@@ -419,6 +441,17 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 	out->line = ATTR_NO_LINE;
 	if ((s->flags & PROF_KERNEL) || s->ip >= KERNEL_START) {
 		out->row = a->kernel_row;
+		if (a->kind != LEVEL_DICT || !a->kernel_by_tag ||
+		    (s->flags & (PROF_HAS_TAG | PROF_USER_TAG)) != (PROF_HAS_TAG | PROF_USER_TAG) ||
+		    !s->tag)
+			return 0;
+		if (tag_row(a, a->kernel_loc, s, &v))
+			return -ENOMEM;
+		if ((v >> 28) == NOTE_BY_TAG) {
+			out->row = v & 0x0fffffff;
+			a->notes[NOTE_KERNEL_BY_TAG]++;
+			a->dict_hits[a->rows[out->row].dict]++;
+		}
 		return 0;
 	}
 	sym_lookup(sym, s->pid, s->ip, s->time, &r);
@@ -438,14 +471,8 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 		out->row = l->row;
 		note = l->note;
 	} else {
-		uint64_t tag = (s->flags & PROF_HAS_TAG) ? s->tag : 0;
-
-		if (!pair_map_get(&a->tag_cache, idx, tag, &v)) {
-			v = resolve_tag(a, l, s);
-			if ((v & 0x0fffffff) == 0x0fffffff ||
-			    pair_map_put(&a->tag_cache, idx, tag, v))
-				return -ENOMEM;
-		}
+		if (tag_row(a, idx, s, &v))
+			return -ENOMEM;
 		out->row = v & 0x0fffffff;
 		note = v >> 28;
 	}
@@ -556,7 +583,18 @@ struct attributor *attr_new(struct tdict *const *dicts,
 	}
 	a->kernel_row = named_row(a, ROW_KERNEL, "[kernel]", NULL);
 	a->unknown_row = named_row(a, ROW_UNKNOWN, "[unknown]", NULL);
-	if (a->kernel_row == NEEDS_TAG || a->unknown_row == NEEDS_TAG) {
+	a->kernel_loc = NEEDS_TAG;
+	a->kernel_by_tag = true;
+	if (a->kernel_row != NEEDS_TAG &&
+	    !array_grow((void **)&a->locs, &a->cap_locs, a->nr_locs + 1, sizeof(*a->locs))) {
+		/* Like code outside every dictionary: a tag decides, else [kernel]. */
+		a->kernel_loc = (uint32_t)a->nr_locs++;
+		a->locs[a->kernel_loc] = (struct loc){ .row = NEEDS_TAG, .line = ATTR_NO_LINE,
+						       .nodebug = UINT32_MAX,
+						       .fallback = a->kernel_row };
+	}
+	if (a->kernel_row == NEEDS_TAG || a->unknown_row == NEEDS_TAG ||
+	    a->kernel_loc == NEEDS_TAG) {
 		snprintf(err, errlen, "out of memory");
 		attr_free(a);
 		return NULL;

@@ -197,6 +197,9 @@ static int parse_sample(const struct perf_priv *p, const uint8_t *rec,
 			if (!c.bad && ai->tag_index >= 0) {
 				memcpy(&out->tag, regs + 8 * ai->tag_index, 8);
 				out->flags |= PROF_HAS_TAG;
+				/* Interrupted kernel code's r15 is no tag. */
+				if (!(out->flags & PROF_KERNEL))
+					out->flags |= PROF_USER_TAG;
 			}
 		}
 	}

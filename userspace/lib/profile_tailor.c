@@ -46,6 +46,8 @@ static int visit_batch(struct prof_input *in, const struct tlr_record *rec,
 		if (tag && !(sf & TAILOR_SF_NO_REGS)) {
 			out.tag = s->regs[p->tag_index];
 			out.flags |= PROF_HAS_TAG;
+			if (!(sf & TAILOR_SF_KERNEL) || (sf & TAILOR_SF_USER_REGS))
+				out.flags |= PROF_USER_TAG;
 		}
 		if (addr && (sf & TAILOR_SF_ADDR_VALID)) {
 			out.data_addr = s->regs[nr_regs];

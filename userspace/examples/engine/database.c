@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "database.h"
 
 /* splitmix64: fast, and good enough for data that only has to look random. */
@@ -27,25 +26,6 @@ static int64_t uniform(uint64_t *state, int64_t lo, int64_t hi)
 	return lo + (int64_t)(next_random(state) % (uint64_t)(hi - lo + 1));
 }
 
-/*
- * Columns on huge pages where the kernel offers them: one fault per 2 MiB
- * instead of per 4 KiB, which under emulation is most of the kernel time
- * that generating the data costs.
- */
-static int64_t *column_alloc(size_t rows)
-{
-	size_t huge = 2u << 20, size = (rows ? rows : 1) * sizeof(int64_t);
-	void *p;
-
-	if (size < huge)
-		return malloc(size);
-	size = (size + huge - 1) & ~(huge - 1);
-	p = aligned_alloc(huge, size);
-	if (p)
-		madvise(p, size, MADV_HUGEPAGE);
-	return p;
-}
-
 static int table_init(struct table *t, const char *name, size_t rows,
 		      const char *const *columns)
 {
@@ -56,7 +36,7 @@ static int table_init(struct table *t, const char *name, size_t rows,
 		struct column *c = &t->columns[t->nr_columns++];
 
 		c->name = *columns;
-		c->values = column_alloc(rows);
+		c->values = malloc((rows ? rows : 1) * sizeof(*c->values));
 		if (!c->values) {
 			fprintf(stderr, "tailor-engine: out of memory for %s.%s (%zu rows)\n",
 				name, *columns, rows);

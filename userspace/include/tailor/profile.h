@@ -18,6 +18,11 @@ struct symbolizer;
 #define PROF_HAS_TAG	1u	/* tag holds the captured tag register */
 #define PROF_HAS_ADDR	2u	/* data_addr holds the sample's data address */
 #define PROF_KERNEL	4u	/* ip is in the kernel */
+/*
+ * The tag is the user's: a user-mode sample's, or a kernel sample whose
+ * registers are the user state at kernel entry (the software clock).
+ */
+#define PROF_USER_TAG	8u
 
 struct prof_sample {
 	uint64_t time;		/* TSC ticks, or ns (prof_info.time_unit) */
