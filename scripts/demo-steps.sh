@@ -18,9 +18,15 @@ repeat=${DEMO_REPEAT:-10}
 mkdir -p "$out"
 
 echo "== tailor record -- tailor-engine $query (scale $scale, executed $repeat times)"
-"$tailor" record -o "$out/$query.rec" -- \
+# Its messages after the run: on a console, record's live status line
+# would run into the engine's output.
+if ! "$tailor" record -o "$out/$query.rec" -- \
 	"$engine" -s "$scale" -n "$repeat" -r 5 -d "$out/$query.dict" -w "$out/generated" \
-	"$query"
+	"$query" 2>"$out/record.log"; then
+	cat "$out/record.log" >&2
+	exit 1
+fi
+cat "$out/record.log"
 
 report() {
 	"$tailor" report -i "$out/$query.rec" -d "$out/$query.dict" "$@"

@@ -15,12 +15,9 @@ export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/demo-test
-pass=0 fail=0 n=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && tail -20 "$2" | sed 's/^/#   /'
-}
+TAP_EXCERPT=tail
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
 rm -rf "$out" "$top/build/demo/report.html"
 mkdir -p "$out"
 
@@ -77,5 +74,4 @@ if [ $rc -eq 0 ] && [ -n "$j4" ] && [ -n "$j5" ] && [ "$j4" -gt 0 ] && [ "$j5" -
 else
 	not_ok "twojoins (exit $rc, joins '$j4' '$j5')" "$out/two.out"
 fi
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ $fail -eq 0 ]
+tap_totals

@@ -22,13 +22,8 @@ tailor=$build/userspace/san/tailor
 synth=$build/userspace/synth_profile
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0 n=0
-
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && head -20 "$2" | sed 's/^/#   /'
-}
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
 # check NAME CMD...: ok if CMD succeeds
 check() { local name=$1; shift; if "$@" >"$work/why" 2>&1; then ok "$name"; else not_ok "$name" "$work/why"; fi; }
 
@@ -173,5 +168,4 @@ else
 	not_ok "a failing compiler (exit $rc)" "$work/err"
 fi
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ $fail -eq 0 ]
+tap_totals

@@ -22,13 +22,8 @@ src_ops=$top/tests/workloads/tw_ops.c
 src_jit=$top/tests/workloads/tw_jit.c
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0 n=0
-
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && head -20 "$2" | sed 's/^/#   /'
-}
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
 # same NAME EXPECTED ACTUAL
 same() {
 	if diff -u "$2" "$3" >"$work/diff"; then ok "$1"; else not_ok "$1" "$work/diff"; fi
@@ -267,5 +262,4 @@ else
 	not_ok "kernel samples apart: got '$got'"
 fi
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ $fail -eq 0 ]
+tap_totals

@@ -410,7 +410,8 @@ static void record_plan(struct lowered *l)
 	uint64_t rt_op, rt_pipeline;
 	int i, k;
 
-	dict_check(l, tailor_dict_component(d, lv->query, l->query_id, l->plan->query), "the query");
+	dict_check(l, tailor_dict_component(d, lv->query, l->query_id, l->plan->query),
+		   "the query");
 	for (i = 0; i < l->plan->nr_ops; i++) {
 		const struct op *o = &l->plan->ops[i];
 
@@ -442,10 +443,12 @@ static void record_plan(struct lowered *l)
 						    display_name(l, name, buf, sizeof(buf))),
 			   "a pipeline");
 	}
-	for (i = 0; i < l->nr_tasks; i++)
-		dict_check(l, tailor_dict_component(d, lv->task, l->tasks[i].id,
-						    display_name(l, l->tasks[i].name, buf, sizeof(buf))),
+	for (i = 0; i < l->nr_tasks; i++) {
+		const char *task_name = display_name(l, l->tasks[i].name, buf, sizeof(buf));
+
+		dict_check(l, tailor_dict_component(d, lv->task, l->tasks[i].id, task_name),
 			   "a task");
+	}
 
 	/* The engine's own work for this query: hash tables, results. */
 	rt_op = lv->next_op++;
@@ -469,11 +472,12 @@ static void record_plan(struct lowered *l)
 	dict_check(l, tailor_dict_log(d, "operators->pipelines of tasks"), "a log");
 	for (i = 0; i < l->nr_tasks; i++) {
 		const struct task *t = &l->tasks[i];
+		uint64_t op = l->op_ids[t->op->number], pipeline = l->pipelines[t->pipeline].id;
 
-		dict_check(l, tailor_dict_link(d, lv->task, t->id, lv->op, l->op_ids[t->op->number]),
+		dict_check(l, tailor_dict_link(d, lv->task, t->id, lv->op, op),
 			   "a task->operator link");
-		dict_check(l, tailor_dict_link(d, lv->task, t->id, lv->pipeline,
-					       l->pipelines[t->pipeline].id), "a task->pipeline link");
+		dict_check(l, tailor_dict_link(d, lv->task, t->id, lv->pipeline, pipeline),
+			   "a task->pipeline link");
 	}
 	dict_check(l, tailor_dict_link(d, lv->task, l->runtime_task, lv->op, rt_op), "a link");
 	dict_check(l, tailor_dict_link(d, lv->task, l->runtime_task, lv->pipeline, rt_pipeline),
@@ -561,10 +565,12 @@ int lower_write_c(struct lowered *l, const char *path)
 		int first = p->first_task;
 
 		write_line(l, f, path, &lineno, -1, "%s", "");
-		write_line(l, f, path, &lineno, first, "void tailor_pipeline_%d(const struct query_ctx *ctx)", k);
+		write_line(l, f, path, &lineno, first,
+			   "void tailor_pipeline_%d(const struct query_ctx *ctx)", k);
 		write_line(l, f, path, &lineno, first, "{");
 		for (i = 0; i < p->nr_lines; i++)
-			write_line(l, f, path, &lineno, p->lines[i].task, "        %s", p->lines[i].text);
+			write_line(l, f, path, &lineno, p->lines[i].task, "        %s",
+				   p->lines[i].text);
 		write_line(l, f, path, &lineno, first, "}");
 	}
 	write_line(l, f, path, &lineno, -1, "%s", "");

@@ -112,7 +112,8 @@ static void usage(FILE *out)
 	const struct query_def *q;
 
 	for (q = queries; q->name; q++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "  %-10s %s\n", q->name, q->summary);
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "  %-10s %s\n", q->name,
+				      q->summary);
 	fprintf(out, usage_text, list);
 }
 
@@ -237,7 +238,8 @@ static int make_work_dir(const struct options *o, char *dir, size_t size)
 		}
 		return 0;
 	}
-	snprintf(dir, size, "%s/tailor-engine.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(dir, size, "%s/tailor-engine.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "tailor-engine: cannot create %s: %m\n", dir);
 		return -1;
@@ -576,7 +578,8 @@ int main(int argc, char **argv)
 			q->unit_ns = calibrate_work(&q->module);
 			tailor_tag_restore(saved);
 			printf("extra work: %lu units of %.3f ns = %.1f ms CPU (calibrated)\n",
-			       q->extra_units, q->unit_ns, (double)q->extra_units * q->unit_ns / 1e6);
+			       q->extra_units, q->unit_ns,
+			       (double)q->extra_units * q->unit_ns / 1e6);
 		}
 		printf("compiled in %.1f ms (%s), executed %ld time%s in %.1f ms CPU, %.1f ms wall\n",
 		       (double)q->compile_ns / 1e6, q->so_path, o.repeat, o.repeat > 1 ? "s" : "",

@@ -24,7 +24,8 @@ static void build_fig3(struct plan *p)
 		      col(p, "p_partkey"), col(p, "l_partkey"));
 	g = group_by(p, j, col(p, "l_suppkey"));
 	add_aggregate(p, g, AGG_COUNT, NULL);
-	add_aggregate(p, g, AGG_SUM, bin(p, E_DIV, col(p, "l_extendedprice"), col(p, "l_quantity")));
+	add_aggregate(p, g, AGG_SUM,
+		      bin(p, E_DIV, col(p, "l_extendedprice"), col(p, "l_quantity")));
 	add_aggregate(p, g, AGG_SUM, bin(p, E_DIV, col(p, "p_retailprice"), col(p, "p_size")));
 	plan_finish(p, g);
 }
@@ -71,7 +72,8 @@ static void build_q1(struct plan *p)
 		 "sum(l_extendedprice), sum(l_extendedprice * (100 - l_discount) / 100), "
 		 "sum(l_extendedprice * (100 - l_discount) / 100 * (100 + l_tax) / 100) "
 		 "FROM lineitem WHERE l_shipdate <= 2436 GROUP BY 1";
-	f = filter(p, scan(p, "lineitem"), bin(p, E_LE, col(p, "l_shipdate"), lit(p, DB_LAST_DAY - 90)));
+	f = filter(p, scan(p, "lineitem"),
+		   bin(p, E_LE, col(p, "l_shipdate"), lit(p, DB_LAST_DAY - 90)));
 	g = group_by(p, f, bin(p, E_ADD, bin(p, E_MUL, col(p, "l_returnflag"), lit(p, 2)),
 			       col(p, "l_linestatus")));
 	disc = bin(p, E_DIV, bin(p, E_MUL, col(p, "l_extendedprice"),
