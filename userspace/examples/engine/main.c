@@ -306,11 +306,10 @@ static void explain(const struct query_run *q)
 	}
 }
 
-static int prepare_query(struct query_run *q, const char *name, const struct options *o,
-			 const struct database *db, struct dict_levels *lv, const char *dir)
+/* The plan of @name, with the --extra work on the operators it has. */
+static void build_plan(struct query_run *q, const char *name, const struct options *o)
 {
 	const struct query_def *def = query_find(name);
-	uint64_t t0;
 	int i;
 
 	memset(q, 0, sizeof(*q));
@@ -322,6 +321,14 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 		if (op)
 			op->extra_work = o->extra_n[i];
 	}
+}
+
+/* Lower, write, compile and load the plan built by build_plan(). */
+static int prepare_query(struct query_run *q, const char *name, const struct options *o,
+			 const struct database *db, struct dict_levels *lv, const char *dir)
+{
+	uint64_t t0;
+
 	if (lower_plan(&q->low, &q->plan, db, lv))
 		return -1;
 	if (strlen(dir) > PATH_MAX - 64) {
@@ -517,17 +524,13 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
+	for (i = 0; i < o.nr_queries; i++)
+		build_plan(&runs[i], o.queries[i], &o);
 	for (i = 0; i < o.nr_extra; i++) {
 		int found = 0;
 
-		for (j = 0; j < o.nr_queries && !found; j++) {
-			static struct plan p;
-
-			memset(&p, 0, sizeof(p));
-			p.query = o.queries[j];
-			query_find(o.queries[j])->build(&p);
-			found = !!plan_find_op(&p, o.extra_op[i]);
-		}
+		for (j = 0; j < o.nr_queries && !found; j++)
+			found = !!plan_find_op(&runs[j].plan, o.extra_op[i]);
 		if (!found)
 			return usage_error("--extra: no operator '%s' in the queries run, or "
 					   "several (--explain shows them)", o.extra_op[i]);

@@ -212,33 +212,26 @@ void expr_columns(const struct expr *e, void (*fn)(const char *, void *), void *
 
 struct op *plan_find_op(struct plan *p, const char *name)
 {
+	size_t len = strlen(name);
+	struct op *kind_match = NULL;
+	int i, kind_matches = 0;
 	char *end;
 	long n = strtol(name, &end, 10);
-	int i;
 
 	for (i = 0; i < p->nr_ops; i++) {
 		struct op *o = &p->ops[i];
-		const char *kind = op_kind_names[o->kind];
-		size_t len = strlen(name);
 
-		if (!*end && end != name) {
+		if (end != name && !*end) {
 			if (o->number == n)
 				return o;
-			continue;
-		}
-		/* "HashJoin#2" or a kind prefix ("join", "scan") when unique. */
-		if (!strncasecmp(o->name, name, len) && o->name[len] == ' ')
-			return o;
-		if (strcasestr(kind, name)) {
-			int j, count = 0;
-
-			for (j = 0; j < p->nr_ops; j++)
-				count += !!strcasestr(op_kind_names[p->ops[j].kind], name);
-			if (count == 1)
-				return o;
+		} else if (!strncasecmp(o->name, name, len) && o->name[len] == ' ') {
+			return o;	/* "HashJoin#2" */
+		} else if (strcasestr(op_kind_names[o->kind], name)) {
+			kind_match = o;	/* "join", "scan": when unique */
+			kind_matches++;
 		}
 	}
-	return NULL;
+	return kind_matches == 1 ? kind_match : NULL;
 }
 
 static void print_op(const struct op *o, FILE *out, int depth)
