@@ -8,6 +8,9 @@
 export TAILOR_KO=/tailor/tailor.ko
 rc=0
 
+# A kernel on jiffies fires the software clock at ticks, not at its period.
+echo "== clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+
 echo "== tailor.ko: $(modinfo -F vermagic $TAILOR_KO 2>/dev/null)"
 if ! insmod "$TAILOR_KO"; then
 	echo "TAILOR-BOX-FAIL insmod"

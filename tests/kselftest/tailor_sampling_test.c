@@ -33,6 +33,15 @@ __asm__(".text\n"
 	"	ret\n"
 	".size tagged_syscalls, .-tagged_syscalls\n");
 
+/*
+ * The share of a spinner's samples, in percent, that must land in its
+ * loop.  Every sample in the loop must carry the tag; the few outside it
+ * sit between two tagged_spin() calls, where r15 is the caller's.  TCG
+ * takes interrupts at translation-block boundaries, which puts up to 1%
+ * of them there (seen on the debug kernel), more than the time spent.
+ */
+#define IN_LOOP_MIN_PERCENT	95
+
 static bool in_loop(uint64_t ip)
 {
 	return ip >= (uintptr_t)tagged_spin_loop && ip < (uintptr_t)tagged_spin_end;
@@ -73,7 +82,7 @@ TEST(r15_tag_and_ip_of_user_samples)
 {
 	struct sample_buf b = {};
 	struct tailor_config cfg;
-	size_t i, user = 0, tagged = 0, inside = 0;
+	size_t i, user = 0, tagged = 0, inside = 0, tagged_inside = 0;
 	int fd, go_fd, slot;
 	pid_t child;
 
@@ -95,13 +104,14 @@ TEST(r15_tag_and_ip_of_user_samples)
 		user++;
 		tagged += s->regs[slot] == TAG;
 		inside += in_loop(s->ip);
+		tagged_inside += in_loop(s->ip) && s->regs[slot] == TAG;
 	}
 	TH_LOG("%zu user samples, %zu with r15 = tag, %zu in the loop",
 	       user, tagged, inside);
 	/* 1.5 s at 1 kHz: demand at least a third, whatever TCG does. */
 	ASSERT_LE(500, user);
-	ASSERT_LE(user * 99, tagged * 100);
-	ASSERT_LE(user * 99, inside * 100);
+	ASSERT_EQ(inside, tagged_inside);
+	ASSERT_LE(user * IN_LOOP_MIN_PERCENT, inside * 100);
 	sample_buf_free(&b);
 	close(fd);
 }
@@ -279,7 +289,8 @@ TEST(several_sessions_at_once)
 	ASSERT_EQ(0, wait_exit_code(c));
 	for (i = 0; i < 3; i++) {
 		uint64_t tag = i < 2 ? 0xaaa : 0xbbb;
-		size_t tagged = 0;
+		size_t inside = 0, tagged_inside = 0;
+		int slot = reg_slot(cfg[i].regs_used, TAILOR_REG_R15);
 
 		ASSERT_EQ(0, ioctl(fd[i], TAILOR_IOC_STOP));
 		ASSERT_EQ(0, fcntl(fd[i], F_SETFL, O_NONBLOCK));
@@ -289,9 +300,12 @@ TEST(several_sessions_at_once)
 			const struct tailor_sample *s = sample_at(&b[i], k);
 
 			ASSERT_EQ((uint32_t)(i < 2 ? a : c), tailor_who_pid(s->who));
-			tagged += s->regs[0] == tag;
+			inside += in_loop(s->ip);
+			tagged_inside += in_loop(s->ip) && s->regs[slot] == tag;
 		}
-		ASSERT_LE(b[i].nr * 99, tagged * 100);
+		TH_LOG("session %d: %zu samples, %zu in the loop", i, b[i].nr, inside);
+		ASSERT_EQ(inside, tagged_inside);
+		ASSERT_LE(b[i].nr * IN_LOOP_MIN_PERCENT, inside * 100);
 		sample_buf_free(&b[i]);
 		close(fd[i]);
 	}
@@ -396,7 +410,7 @@ TEST(threads_before_and_after_start)
 		       i, tids[i], i < NR_EARLY ? "before" : "after",
 		       per_thread[i], tagged[i]);
 		EXPECT_LE(50, per_thread[i]);
-		EXPECT_LE(per_thread[i] * 95, tagged[i] * 100);
+		EXPECT_LE(per_thread[i] * IN_LOOP_MIN_PERCENT, tagged[i] * 100);
 	}
 	sample_buf_free(&b);
 	close(fd);
@@ -437,7 +451,7 @@ TEST(all_cpus_sees_the_spinner)
 	ASSERT_LE(100, mine);
 	/* The loop holds the tag in every instruction: no exception. */
 	ASSERT_EQ(inside, tagged);
-	ASSERT_LE(mine * 95, inside * 100);
+	ASSERT_LE(mine * IN_LOOP_MIN_PERCENT, inside * 100);
 	sample_buf_free(&b);
 	close(fd);
 }
