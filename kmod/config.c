@@ -42,7 +42,7 @@ static int check_fields(const struct tailor_config *cfg)
 
 	if ((f & TAILOR_CFG_NO_REGS) && cfg->regs_mask)
 		return -EINVAL;
-	if (cfg->regs_mask & ~TAILOR_REGS_GPR)
+	if (cfg->regs_mask & ~TAILOR_REGS_CAPTURABLE)
 		return -EINVAL;
 
 	if (f & TAILOR_CFG_ALL_CPUS) {

@@ -108,6 +108,7 @@ static u64 reg_value(const struct pt_regs *regs, unsigned int idx)
 	case 5: return regs->di;
 	case 6: return regs->bp;
 	case 7: return regs->sp;
+	case 8: return regs->ip;
 	case 16: return regs->r8;
 	case 17: return regs->r9;
 	case 18: return regs->r10;

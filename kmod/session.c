@@ -257,6 +257,7 @@ void tailor_fill_info(struct tailor_info *info)
 	info->tsc_mult = tailor_tsc.mult;
 	info->tsc_shift = tailor_tsc.shift;
 	info->nr_cpu_ids = nr_cpu_ids;
+	info->caps |= TAILOR_CAP_ENTRY_IP;
 	if (tailor_pebs_available())
 		info->caps |= TAILOR_CAP_PEBS;
 	if (TAILOR_HAVE_PEBS_TSC)

@@ -49,9 +49,14 @@ enum tailor_tsc_source {
 
 /*
  * Register numbers are those of perf on x86-64 (<asm/perf_regs.h>), so
- * regs_mask bit PERF_REG_X86_R15 (23) selects r15.  Only general-purpose
- * registers may be captured.  Captured values are stored in ascending bit
+ * regs_mask bit PERF_REG_X86_R15 (23) selects r15.  General-purpose
+ * registers may be captured, and the instruction pointer where the module
+ * offers TAILOR_CAP_ENTRY_IP.  Captured values are stored in ascending bit
  * order.
+ *
+ * TAILOR_REG_IP is of use in a TAILOR_SF_USER_REGS sample: the user IP at
+ * which the thread entered the kernel, so that kernel work can be charged
+ * to the code that caused it.  Elsewhere it repeats the sample's ip.
  */
 #define TAILOR_REG_AX	0
 #define TAILOR_REG_BX	1
@@ -61,10 +66,12 @@ enum tailor_tsc_source {
 #define TAILOR_REG_DI	5
 #define TAILOR_REG_BP	6
 #define TAILOR_REG_SP	7
+#define TAILOR_REG_IP	8
 #define TAILOR_REG_R8	16
 #define TAILOR_REG_R15	23
 #define TAILOR_REGS_GPR		(0xffULL | (0xffULL << TAILOR_REG_R8))
 #define TAILOR_REGS_DEFAULT	_BITULL(TAILOR_REG_R15) /* the tag register */
+#define TAILOR_REGS_CAPTURABLE	(TAILOR_REGS_GPR | _BITULL(TAILOR_REG_IP))
 
 /* PEBS event types: tailor_config.event_type (perf's PERF_TYPE_*). */
 #define TAILOR_EVENT_HARDWARE	0	/* event_config: PERF_COUNT_HW_* */
@@ -179,6 +186,11 @@ static inline __u32 tailor_who_flags(__u64 who)
 #define TAILOR_CAP_PEBS		_BITUL(0) /* precise sampling works here */
 #define TAILOR_CAP_PEBS_TSC	_BITUL(1) /* kernel hands over the PEBS TSC */
 #define TAILOR_CAP_TSC_STABLE	_BITUL(2) /* constant, nonstop, not unstable */
+/*
+ * regs_mask may hold TAILOR_REG_IP.  A capability rather than a new ABI
+ * version: clients that never ask for it see no change.
+ */
+#define TAILOR_CAP_ENTRY_IP	_BITUL(3)
 
 /*
  * TAILOR_IOC_INFO (also /sys/class/misc/tailor/).  TSC to nanoseconds:

@@ -11,10 +11,12 @@
  * SPEC: one group of samples per line, TAB-separated, '#' comments:
  *   COUNT  WHERE  TAG  TID  [ADDR]
  * WHERE: ELF:FILE:LINE (the first address of that line), ELF@SYMBOL,
- * kernel, or nomap (an IP no mapping covers).  TAG is the tag register's
- * value; ADDR, when given, is the first data address (then +64 a sample).
- * A kernel sample with a tag is written as the software clock writes one:
- * with the user registers at kernel entry (TAILOR_SF_USER_REGS).
+ * kernel, kernel>WHERE (entered from that user location), or nomap (an
+ * IP no mapping covers).  TAG is the tag register's value; ADDR, when
+ * given, is the first data address (then +64 a sample).  A kernel sample
+ * with a tag or an entry is written as the software clock writes one:
+ * with the user registers at kernel entry (TAILOR_SF_USER_REGS), rip
+ * among them once any group has an entry.
  *
  * Time: sample k of the expanded spec is at TSC 1000 * (k + 1), one tick
  * a nanosecond (tsc_mult 1, tsc_shift 0).  Samples alternate between two
@@ -42,6 +44,7 @@
 #define KERNEL_IP	0xffffffff81000000ull
 #define NOMAP_IP	0x10000ull
 #define TAG_REG		23	/* r15 */
+#define IP_REG		8
 
 struct elf_image {
 	char path[1024];
@@ -53,7 +56,7 @@ struct elf_image {
 };
 
 struct group {
-	uint64_t count, ip, vaddr, tag, addr;
+	uint64_t count, ip, vaddr, tag, addr, entry_ip;
 	uint32_t tid;
 };
 
@@ -146,15 +149,27 @@ static uint64_t symbol_vaddr(struct elf_image *e, const char *name)
 	return 0;
 }
 
-static uint64_t resolved_vaddr;
+static uint64_t resolved_vaddr, resolved_entry;
 
-/* The IP of a location; its address in the ELF goes to resolved_vaddr. */
+/*
+ * The IP of a location; its address in the ELF goes to resolved_vaddr,
+ * a kernel sample's entry IP to resolved_entry.
+ */
 static uint64_t resolve(char *where)
 {
 	char *at, *colon;
 	struct elf_image *e;
 
 	resolved_vaddr = 0;
+	resolved_entry = 0;
+	if (!strncmp(where, "kernel>", 7)) {
+		uint64_t entry = resolve(where + 7);
+
+		if (entry >= KERNEL_IP)
+			die("an entry must be user code, not '%s'", where + 7);
+		resolved_entry = entry;
+		return KERNEL_IP;
+	}
 	if (!strcmp(where, "kernel"))
 		return KERNEL_IP;
 	if (!strcmp(where, "nomap"))
@@ -207,6 +222,7 @@ static void read_spec(const char *path)
 		};
 		groups[nr_groups].ip = resolve(fields[1]);
 		groups[nr_groups].vaddr = resolved_vaddr;
+		groups[nr_groups].entry_ip = resolved_entry;
 		nr_groups++;
 	}
 	fclose(f);
@@ -243,32 +259,45 @@ static int mappings(struct mapping *out, int max)
 }
 
 struct sample_out {
-	uint64_t tsc, ip, tag, addr;
+	uint64_t tsc, ip, tag, addr, entry_ip;
 	uint32_t tid, cpu;
 };
+
+static bool with_entry;
+
+static uint32_t record_size(bool with_addr)
+{
+	return 32 + (with_entry ? 8 : 0) + (with_addr ? 8 : 0);
+}
 
 static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 			    size_t n, bool with_addr)
 {
-	uint32_t size = with_addr ? 40 : 32;
-	static uint8_t buf[BATCH * 40];
+	uint32_t size = record_size(with_addr);
+	static uint8_t buf[BATCH * 48];
 	struct tlr_samples h = { size, (uint32_t)n };
 	const void *parts[2] = { &h, buf };
 	size_t lens[2] = { sizeof(h), n * size }, i;
 
 	for (i = 0; i < n; i++) {
 		uint64_t *o = (uint64_t *)(buf + i * size);
+		bool kernel = s[i].ip >= KERNEL_IP;
+		int r = 3;
 
 		o[0] = s[i].tsc;
 		o[1] = s[i].ip;
 		o[2] = tailor_who_pack(s[i].tid, PID, s[i].cpu,
-				       (s[i].ip >= KERNEL_IP ? TAILOR_SF_KERNEL : 0) |
+				       (kernel ? TAILOR_SF_KERNEL : 0) |
 				       /* The software clock's kernel samples: user regs. */
-				       (s[i].ip >= KERNEL_IP && s[i].tag ? TAILOR_SF_USER_REGS : 0) |
+				       (kernel && (s[i].tag || s[i].entry_ip) ?
+					TAILOR_SF_USER_REGS : 0) |
 				       (s[i].addr ? TAILOR_SF_ADDR_VALID : 0));
-		o[3] = s[i].tag;
+		/* As the module: rip is the entry in the kernel, else the IP. */
+		if (with_entry)
+			o[r++] = kernel ? s[i].entry_ip : s[i].ip;
+		o[r++] = s[i].tag;
 		if (with_addr)
-			o[4] = s[i].addr;
+			o[r] = s[i].addr;
 	}
 	if (tlr_write(w, TLR_SAMPLES, parts, lens, 2))
 		die("writing %s failed", "the recording");
@@ -423,6 +452,7 @@ int main(int argc, char **argv)
 	read_spec(argv[optind]);
 	for (g = 0; g < nr_groups; g++) {
 		with_addr |= groups[g].addr != 0;
+		with_entry |= groups[g].entry_ip != 0;
 		printf("group %d ip 0x%" PRIx64 " vaddr 0x%" PRIx64 "\n", g,
 		       groups[g].ip, groups[g].vaddr);
 	}
@@ -433,8 +463,9 @@ int main(int argc, char **argv)
 	snprintf(meta, sizeof(meta),
 		 "format=tailor-recording 1\ntool=synth_profile\nevent=synthetic\n"
 		 "tsc_khz=1000000\ntsc_khz_measured=1000000\ntsc_mult=1\ntsc_shift=0\n"
-		 "regs_mask=0x%llx\nnr_regs=1\nrecord_size=%d\nflags_used=%u\ntarget=pid\npid=%d\n",
-		 1ull << TAG_REG, with_addr ? 40 : 32,
+		 "regs_mask=0x%llx\nnr_regs=%d\nrecord_size=%u\nflags_used=%u\ntarget=pid\npid=%d\n",
+		 1ull << TAG_REG | (with_entry ? 1ull << IP_REG : 0), with_entry ? 2 : 1,
+		 record_size(with_addr),
 		 with_addr ? (unsigned int)TAILOR_CFG_DATA_ADDR : 0u, PID);
 	{
 		const void *parts[1] = { meta };
@@ -464,6 +495,7 @@ int main(int argc, char **argv)
 				*s = (struct sample_out){
 					.tsc = 1000 * (k + 1), .ip = groups[g].ip,
 					.tag = groups[g].tag, .tid = groups[g].tid,
+					.entry_ip = groups[g].entry_ip,
 					.cpu = (uint32_t)cpu,
 					.addr = groups[g].addr ? groups[g].addr + 64 * per_group_addr[g]++ : 0,
 				};

@@ -16,6 +16,7 @@
 
 /* tagged_syscalls(tag, n): n getpid() calls with r15 == tag throughout. */
 void tagged_syscalls(uint64_t tag, uint64_t n);
+extern const char tagged_syscalls_end[];
 __asm__(".text\n"
 	".globl tagged_syscalls\n"
 	".type tagged_syscalls, @function\n"
@@ -31,6 +32,8 @@ __asm__(".text\n"
 	"	pop %r12\n"
 	"	pop %r15\n"
 	"	ret\n"
+	".globl tagged_syscalls_end\n"
+	"tagged_syscalls_end:\n"
 	".size tagged_syscalls, .-tagged_syscalls\n");
 
 /*
@@ -456,16 +459,25 @@ TEST(all_cpus_sees_the_spinner)
 	close(fd);
 }
 
+/*
+ * Kernel samples of a thread that enters the kernel only from
+ * tagged_syscalls(): the user registers at entry hold its tag, and the
+ * entry IP (where the module offers it) lies inside it.
+ */
 TEST(kernel_samples_carry_user_regs)
 {
 	struct sample_buf b = {};
 	struct tailor_config cfg;
-	size_t k, kernel = 0, user_regs = 0;
-	int fd, go_p[2];
+	struct tailor_info info;
+	size_t k, kernel = 0, user_regs = 0, entry_inside = 0;
+	int fd, go_p[2], tag_slot, ip_slot = -1;
+	bool entry_ip;
 	pid_t child;
 	char c;
 
 	skip_unless_loaded(_metadata);
+	ASSERT_EQ(0, tailor_info(&info));
+	entry_ip = info.caps & TAILOR_CAP_ENTRY_IP;
 	ASSERT_EQ(0, pipe(go_p));
 	child = fork();
 	ASSERT_LE(0, child);
@@ -484,18 +496,31 @@ TEST(kernel_samples_carry_user_regs)
 	ASSERT_LE(0, fd);
 	tailor_config_init(&cfg, child);
 	cfg.flags = TAILOR_CFG_EXCLUDE_USER;
+	if (entry_ip)
+		cfg.regs_mask = TAILOR_REGS_DEFAULT | 1ull << TAILOR_REG_IP;
 	record_child(_metadata, fd, &cfg, child, go_p[1], &b);
+	tag_slot = reg_slot(cfg.regs_used, TAILOR_REG_R15);
+	if (entry_ip)
+		ip_slot = reg_slot(cfg.regs_used, TAILOR_REG_IP);
 	for (k = 0; k < b.nr; k++) {
 		const struct tailor_sample *s = sample_at(&b, k);
 		uint32_t f = tailor_who_flags(s->who);
+		bool tagged = (f & TAILOR_SF_USER_REGS) && s->regs[tag_slot] == TAG;
 
 		/* Excluding user mode leaves only kernel samples. */
 		ASSERT_TRUE(f & TAILOR_SF_KERNEL);
 		ASSERT_LE(0xffff800000000000ull, s->ip);
 		kernel++;
-		user_regs += (f & TAILOR_SF_USER_REGS) && s->regs[0] == TAG;
+		user_regs += tagged;
+		if (ip_slot < 0 || !tagged)
+			continue;
+		/* r15 holds the tag only inside tagged_syscalls(). */
+		ASSERT_LE((uintptr_t)tagged_syscalls, s->regs[ip_slot]);
+		ASSERT_GT((uintptr_t)tagged_syscalls_end, s->regs[ip_slot]);
+		entry_inside++;
 	}
-	TH_LOG("%zu kernel samples, %zu with the user's r15", kernel, user_regs);
+	TH_LOG("%zu kernel samples, %zu with the user's r15, %zu with an entry IP in tagged_syscalls()%s",
+	       kernel, user_regs, entry_inside, entry_ip ? "" : " (not offered)");
 	ASSERT_LE(20, kernel);
 	ASSERT_LE(kernel * 95, user_regs * 100);
 	sample_buf_free(&b);

@@ -114,7 +114,7 @@ static void bad_freq(struct tailor_config *c)
 	c->sample_freq = TAILOR_MAX_FREQ + 1;
 }
 static void bad_period(struct tailor_config *c) { c->timer_period_ns = 100; }
-static void bad_regs(struct tailor_config *c) { c->regs_mask = 1ull << 8; /* ip */ }
+static void bad_regs(struct tailor_config *c) { c->regs_mask = 1ull << 9; /* flags */ }
 static void bad_noregs(struct tailor_config *c)
 {
 	c->flags |= TAILOR_CFG_NO_REGS;
@@ -154,7 +154,7 @@ static const struct bad_config bad_configs[] = {
 	{ "freq with period", bad_freq_and_period, EINVAL },
 	{ "freq too high", bad_freq, EINVAL },
 	{ "period below 10us", bad_period, EINVAL },
-	{ "non-GPR register", bad_regs, EINVAL },
+	{ "register neither GPR nor IP", bad_regs, EINVAL },
 	{ "NO_REGS with a mask", bad_noregs, EINVAL },
 	{ "no target", bad_no_target, EINVAL },
 	{ "pid and all CPUs", bad_both_targets, EINVAL },
@@ -295,6 +295,11 @@ TEST_F(session, register_masks_set_record_size)
 	ASSERT_EQ(0, tailor_configure(self->fd, &cfg));
 	EXPECT_EQ(16, cfg.nr_regs);
 	EXPECT_EQ(TAILOR_SAMPLE_BASE_SIZE + 16 * 8, cfg.record_size);
+	tailor_config_init(&cfg, self->child);
+	cfg.regs_mask = TAILOR_REGS_CAPTURABLE;
+	ASSERT_EQ(0, tailor_configure(self->fd, &cfg));
+	EXPECT_EQ(17, cfg.nr_regs);
+	EXPECT_EQ(TAILOR_REGS_CAPTURABLE, cfg.regs_used);
 }
 
 TEST_F(session, target_exit_ends_stream)

@@ -68,6 +68,9 @@ static void layout(void)
 	CHECK(TAILOR_SAMPLE_BASE_SIZE + 8 == 32);
 	CHECK(TAILOR_REGS_DEFAULT == 1ull << 23);
 	CHECK(__builtin_popcountll(TAILOR_REGS_GPR) == 16);
+	/* perf's numbering: the IP sits between the low GPRs and r8. */
+	CHECK(TAILOR_REG_IP == 8 && !(TAILOR_REGS_GPR & 1ull << TAILOR_REG_IP));
+	CHECK(TAILOR_REGS_CAPTURABLE == (TAILOR_REGS_GPR | 1ull << TAILOR_REG_IP));
 }
 
 int main(void)

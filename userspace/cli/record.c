@@ -55,8 +55,13 @@ static const char record_usage[] =
 "                        software clock), pebs, or timer\n"
 "      --precise N       PEBS precise level, 1..3 (default 2)\n"
 "      --regs LIST       registers to capture with every sample, comma\n"
-"                        separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15,\n"
-"                        or none.  Default: r15, the tag register.\n"
+"                        separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15\n"
+"                        rip, or none.  A kernel sample of the software\n"
+"                        clock holds the user registers at kernel entry;\n"
+"                        its rip is where the thread entered.  Default: r15,\n"
+"                        the tag register, and with the software clock and\n"
+"                        kernel samples, rip too, which lets report charge\n"
+"                        kernel work to the code that entered the kernel.\n"
 "      --data-addr       capture the data address (PEBS memory events)\n"
 "      --filter WHAT     user, kernel or all (default all; kernel samples\n"
 "                        need root)\n"
@@ -132,6 +137,7 @@ static const struct {
 	{ "rsi", 4 }, { "rdi", 5 }, { "rbp", 6 }, { "rsp", 7 },
 	{ "r8", 16 }, { "r9", 17 }, { "r10", 18 }, { "r11", 19 },
 	{ "r12", 20 }, { "r13", 21 }, { "r14", 22 }, { "r15", 23 },
+	{ "rip", TAILOR_REG_IP },
 };
 
 static int parse_regs(const char *val, struct record_opts *o)
@@ -152,7 +158,7 @@ static int parse_regs(const char *val, struct record_opts *o)
 			if (!strcmp(tok, reg_names[i].name))
 				break;
 		if (i == sizeof(reg_names) / sizeof(reg_names[0])) {
-			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, or none",
+			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15 rip, or none",
 				tok);
 			return -1;
 		}
@@ -505,6 +511,14 @@ static int build_config(struct recorder *r, pid_t target)
 	if (o->precise && !o->quiet)
 		fprintf(stderr, "tailor: --precise applies to PEBS only; ignored\n");
 	cfg->timer_period_ns = o->period;
+	/*
+	 * A kernel sample of the software clock carries the user registers at
+	 * entry; with the entry IP, report can charge kernel work to the code
+	 * that entered the kernel even where no tag was set.
+	 */
+	if (!o->regs_mask && !o->no_regs && !(cfg->flags & TAILOR_CFG_EXCLUDE_KERNEL) &&
+	    (r->info.caps & TAILOR_CAP_ENTRY_IP))
+		cfg->regs_mask = TAILOR_REGS_DEFAULT | 1ull << TAILOR_REG_IP;
 	return 0;
 }
 

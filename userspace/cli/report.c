@@ -37,11 +37,13 @@ static const char report_usage[] =
 "  -d, --dict FILE       a Tagging Dictionary (repeatable: one per query)\n"
 "      --tag-register R  the register holding tags (default: the\n"
 "                        dictionary's tag-register line, else r15)\n"
-"      --kernel-apart    keep every kernel sample in [kernel]; by default\n"
-"                        one that carries the user's tag (the software\n"
-"                        clock records the user registers at kernel entry)\n"
-"                        goes to the component the tag names: kernel work\n"
-"                        on its behalf, such as its page faults\n"
+"      --kernel-apart    keep every kernel sample in [kernel].  By default\n"
+"                        a kernel sample of the software clock, which holds\n"
+"                        the user registers at kernel entry, goes to the\n"
+"                        component linked to the code the thread entered\n"
+"                        from (with rip recorded), else to the one its tag\n"
+"                        names: kernel work on their behalf, such as page\n"
+"                        faults in a hash table\n"
 "      --tsc-khz N       TSC frequency for a perf.data on the raw-TSC clock\n"
 "                        (default: tailor.ko's measurement, if loaded)\n"
 "\n"
@@ -531,7 +533,7 @@ static int report_main(int argc, char **argv, const char *fixed_view)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	attr_set_kernel_by_tag(r.attr, !o.kernel_apart);
+	attr_set_kernel_by_entry(r.attr, !o.kernel_apart);
 	sym = sym_new();
 	if (!sym)
 		goto out;

@@ -64,7 +64,7 @@ struct attributor {
 	uint64_t notes[NOTE_MAX];
 	uint32_t kernel_row, unknown_row;
 	uint32_t kernel_loc;			/* kernel samples' tag lookups */
-	bool kernel_by_tag;
+	bool kernel_by_entry;
 };
 
 static const char *const note_texts[NOTE_MAX] = {
@@ -77,6 +77,7 @@ static const char *const note_texts[NOTE_MAX] = {
 	[NOTE_AMBIGUOUS] = "on lines linked to several components, the tag not deciding (first link taken)",
 	[NOTE_BY_TAG] = "attributed by the tag register (shared code)",
 	[NOTE_KERNEL_BY_TAG] = "in the kernel, attributed by the tag the thread entered it with (--kernel-apart: keep them [kernel])",
+	[NOTE_KERNEL_BY_ENTRY] = "in the kernel, attributed by the linked code the thread entered it from (--kernel-apart: keep them [kernel])",
 };
 
 const char *attr_note_text(enum attr_note n)
@@ -412,9 +413,9 @@ static uint32_t resolve_tag(struct attributor *a, const struct loc *l,
 	return (uint32_t)l->fallback_note << 28 | l->fallback;
 }
 
-void attr_set_kernel_by_tag(struct attributor *a, bool on)
+void attr_set_kernel_by_entry(struct attributor *a, bool on)
 {
-	a->kernel_by_tag = on;
+	a->kernel_by_entry = on;
 }
 
 /* The row (note in the top 4 bits) of location @idx under @s's tag. */
@@ -431,39 +432,81 @@ static int tag_row(struct attributor *a, uint32_t idx, const struct prof_sample 
 	return 0;
 }
 
+/* *@idx: the location of @ip in @pid at @time; 1 if no mapping covers it. */
+static int find_loc(struct attributor *a, struct symbolizer *sym, uint32_t pid,
+		    uint64_t ip, uint64_t time, uint32_t *idx)
+{
+	struct sym_result r;
+
+	sym_lookup(sym, pid, ip, time, &r);
+	if (r.status == SYM_NO_MAPPING || !r.path)
+		return 1;
+	if (!pair_map_get(&a->loc_cache, (uintptr_t)r.path, r.address, idx)) {
+		*idx = new_loc(a, &r);
+		if (*idx == NEEDS_TAG)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * At a dictionary level, a kernel sample goes where the work it does
+ * belongs: to the component linked to the user code the thread entered
+ * the kernel from (generated code runs untagged), else to the component
+ * its user tag names (shared code).  Else it stays [kernel]: kernel time
+ * is neither libc's nor an unknown object's.
+ */
+static int attr_kernel(struct attributor *a, struct symbolizer *sym,
+		       const struct prof_sample *s, struct attr_result *out)
+{
+	uint32_t idx, v, row;
+	int ret;
+
+	out->row = a->kernel_row;
+	if (a->kind != LEVEL_DICT || !a->kernel_by_entry)
+		return 0;
+	if (s->flags & PROF_HAS_ENTRY_IP) {
+		ret = find_loc(a, sym, s->pid, s->entry_ip, s->time, &idx);
+		if (ret < 0)
+			return ret;
+		row = ret ? NEEDS_TAG : a->locs[idx].row;
+		if (row != NEEDS_TAG && a->rows[row].kind == ROW_COMPONENT) {
+			out->row = row;
+			a->notes[NOTE_KERNEL_BY_ENTRY]++;
+			a->dict_hits[a->rows[row].dict]++;
+			return 0;
+		}
+	}
+	if ((s->flags & (PROF_HAS_TAG | PROF_USER_TAG)) != (PROF_HAS_TAG | PROF_USER_TAG) ||
+	    !s->tag)
+		return 0;
+	if (tag_row(a, a->kernel_loc, s, &v))
+		return -ENOMEM;
+	if ((v >> 28) == NOTE_BY_TAG) {
+		out->row = v & 0x0fffffff;
+		a->notes[NOTE_KERNEL_BY_TAG]++;
+		a->dict_hits[a->rows[out->row].dict]++;
+	}
+	return 0;
+}
+
 int attr_sample(struct attributor *a, struct symbolizer *sym,
 		const struct prof_sample *s, struct attr_result *out)
 {
-	struct sym_result r;
 	const struct loc *l;
 	uint32_t idx, v, note;
+	int ret;
 
 	out->line = ATTR_NO_LINE;
-	if ((s->flags & PROF_KERNEL) || s->ip >= KERNEL_START) {
-		out->row = a->kernel_row;
-		if (a->kind != LEVEL_DICT || !a->kernel_by_tag ||
-		    (s->flags & (PROF_HAS_TAG | PROF_USER_TAG)) != (PROF_HAS_TAG | PROF_USER_TAG) ||
-		    !s->tag)
-			return 0;
-		if (tag_row(a, a->kernel_loc, s, &v))
-			return -ENOMEM;
-		if ((v >> 28) == NOTE_BY_TAG) {
-			out->row = v & 0x0fffffff;
-			a->notes[NOTE_KERNEL_BY_TAG]++;
-			a->dict_hits[a->rows[out->row].dict]++;
-		}
-		return 0;
-	}
-	sym_lookup(sym, s->pid, s->ip, s->time, &r);
-	if (r.status == SYM_NO_MAPPING || !r.path) {
+	if ((s->flags & PROF_KERNEL) || s->ip >= KERNEL_START)
+		return attr_kernel(a, sym, s, out);
+	ret = find_loc(a, sym, s->pid, s->ip, s->time, &idx);
+	if (ret < 0)
+		return ret;
+	if (ret) {
 		out->row = a->unknown_row;
 		a->notes[NOTE_NO_MAPPING]++;
 		return 0;
-	}
-	if (!pair_map_get(&a->loc_cache, (uintptr_t)r.path, r.address, &idx)) {
-		idx = new_loc(a, &r);
-		if (idx == NEEDS_TAG)
-			return -ENOMEM;
 	}
 	l = &a->locs[idx];
 	out->line = l->line;
@@ -584,7 +627,7 @@ struct attributor *attr_new(struct tdict *const *dicts,
 	a->kernel_row = named_row(a, ROW_KERNEL, "[kernel]", NULL);
 	a->unknown_row = named_row(a, ROW_UNKNOWN, "[unknown]", NULL);
 	a->kernel_loc = NEEDS_TAG;
-	a->kernel_by_tag = true;
+	a->kernel_by_entry = true;
 	if (a->kernel_row != NEEDS_TAG &&
 	    !array_grow((void **)&a->locs, &a->cap_locs, a->nr_locs + 1, sizeof(*a->locs))) {
 		/* Like code outside every dictionary: a tag decides, else [kernel]. */

@@ -13,6 +13,7 @@ struct tailor_priv {
 	uint64_t regs_mask;
 	uint32_t flags_used;
 	int tag_index;		/* of the tag register in regs[], -1: none */
+	int ip_index;		/* of TAILOR_REG_IP in regs[], -1: none */
 	bool meta_seen;
 };
 
@@ -27,6 +28,7 @@ static int visit_batch(struct prof_input *in, const struct tlr_record *rec,
 	uint32_t room = (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8;
 	uint32_t nr_regs = __builtin_popcountll(p->regs_mask);
 	bool tag = p->tag_index >= 0 && (uint32_t)p->tag_index < room;
+	bool entry_ip = p->ip_index >= 0 && (uint32_t)p->ip_index < room;
 	bool addr = (p->flags_used & TAILOR_CFG_DATA_ADDR) && nr_regs < room;
 	uint32_t i;
 	int ret;
@@ -48,6 +50,10 @@ static int visit_batch(struct prof_input *in, const struct tlr_record *rec,
 			out.flags |= PROF_HAS_TAG;
 			if (!(sf & TAILOR_SF_KERNEL) || (sf & TAILOR_SF_USER_REGS))
 				out.flags |= PROF_USER_TAG;
+		}
+		if (entry_ip && (sf & TAILOR_SF_KERNEL) && (sf & TAILOR_SF_USER_REGS)) {
+			out.entry_ip = s->regs[p->ip_index];
+			out.flags |= PROF_HAS_ENTRY_IP;
 		}
 		if (addr && (sf & TAILOR_SF_ADDR_VALID)) {
 			out.data_addr = s->regs[nr_regs];
@@ -109,6 +115,8 @@ static void take_meta(struct prof_input *in, const struct tlr_record *rec)
 		in->info.shift = (uint32_t)v;
 	tlr_kv_get(rec->payload, rec->size, "event", in->info.event,
 		   sizeof(in->info.event));
+	if (p->regs_mask >> TAILOR_REG_IP & 1)
+		p->ip_index = __builtin_popcountll(p->regs_mask & ((1ull << TAILOR_REG_IP) - 1));
 	if (in->tag_reg >= 0 && in->tag_reg < 64 &&
 	    (p->regs_mask >> in->tag_reg & 1))
 		p->tag_index = __builtin_popcountll(p->regs_mask &
@@ -168,6 +176,7 @@ struct prof_input *prof_open_tailor(const char *path, struct symbolizer *sym,
 	in->info.format = "tailor recording";
 	in->info.time_unit = PROF_TIME_TSC;
 	p->tag_index = -1;
+	p->ip_index = -1;
 	r = tlr_reader_open(path, err, errlen);
 	if (!r)
 		goto fail;

@@ -66,6 +66,7 @@ enum attr_note {
 	NOTE_AMBIGUOUS,		/* linked to several components, tag silent */
 	NOTE_BY_TAG,		/* attributed by the tag register */
 	NOTE_KERNEL_BY_TAG,	/* kernel sample, by the user tag at entry */
+	NOTE_KERNEL_BY_ENTRY,	/* kernel sample, by the linked code it entered from */
 	NOTE_MAX
 };
 
@@ -81,11 +82,12 @@ struct attributor *attr_new(struct tdict *const *dicts,
 			    const char *level, char *err, size_t errlen);
 void attr_free(struct attributor *a);
 /*
- * Kernel samples that carry the user's tag (PROF_USER_TAG) go to the
- * component it names at a dictionary level: kernel work on its behalf,
- * such as page faults in its hash table.  On by default.
+ * Kernel samples at a dictionary level go to the component linked to the
+ * user code the thread entered the kernel from (PROF_HAS_ENTRY_IP), else
+ * to the one their user tag names (PROF_USER_TAG): kernel work on its
+ * behalf, such as page faults in its hash table.  On by default.
  */
-void attr_set_kernel_by_tag(struct attributor *a, bool on);
+void attr_set_kernel_by_entry(struct attributor *a, bool on);
 int attr_sample(struct attributor *a, struct symbolizer *sym,
 		const struct prof_sample *s, struct attr_result *out);
 

@@ -23,12 +23,15 @@ struct symbolizer;
  * registers are the user state at kernel entry (the software clock).
  */
 #define PROF_USER_TAG	8u
+/* A kernel sample's entry_ip: the user IP where the thread entered. */
+#define PROF_HAS_ENTRY_IP 16u
 
 struct prof_sample {
 	uint64_t time;		/* TSC ticks, or ns (prof_info.time_unit) */
 	uint64_t ip;
 	uint64_t tag;
 	uint64_t data_addr;
+	uint64_t entry_ip;
 	uint32_t pid, tid, cpu;
 	uint32_t flags;		/* PROF_* */
 };
