@@ -10,7 +10,8 @@
 #           checkpatch --strict.  The tailor command builds with -Werror;
 #           its unit tests pass under ASan and UBSan; tailor report
 #           (built with ASan and UBSan) gives the exact ground truth of the
-#           golden profiles; the recording, dictionary and profile
+#           golden profiles; the example engine's tests pass, once more
+#           with the engine built with ASan and UBSan; the recording, dictionary and profile
 #           (recording, perf.data) readers survive a bounded libFuzzer run
 #           each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
@@ -145,6 +146,17 @@ native() {
 	if make -s -C userspace test-tools >"$out/test-tools.log" 2>&1; then
 		tap_totals "golden report tests" "$out/golden.log" tests/golden/golden_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
+		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
+			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \
+			>"$out/engine-san-build.log" 2>&1; then
+			tap_totals "example engine tests, engine built with ASan and UBSan" \
+				"$out/engine-san.log" \
+				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
+				tests/engine/engine_test.sh
+		else
+			tail -5 "$out/engine-san-build.log"
+			result "example engine with ASan and UBSan" 1 "see $out/engine-san-build.log"
+		fi
 	else
 		tail -5 "$out/test-tools.log"
 		result "golden report tests" 1 "test tools did not build, see $out/test-tools.log"

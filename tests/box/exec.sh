@@ -119,14 +119,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tailor-exec.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 echo "== box $release: building tailor.ko and tailor" >&2
-make -s -C "$top" module KDIR="$kdir" MODULE_OUT="$build/kmod" >&2
-make -s -C "$top" userspace >&2
-
 base=$build/payload
-rm -rf "$base"
-mkdir -p "$base/bin"
-cp "$build/kmod/kmod/tailor.ko" "$base/"
-cp "$top/build/userspace/tailor" "$base/bin/"
+base_payload "$kdir" "$build" "$base" >&2
 cp "$top/tests/box/box-lib.sh" "$base/"
 install -m 0755 "$script" "$base/run-in-box.sh"
 payloads=("$base")

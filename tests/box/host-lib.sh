@@ -16,3 +16,19 @@ find_release() {
 	done
 	return 1
 }
+
+# base_payload KDIR BUILD PAYLOAD [MAKE_TARGET...]: tailor.ko built for
+# KDIR in BUILD/kmod, and the tailor command (plus the make targets
+# given), put in PAYLOAD, emptied first: PAYLOAD/tailor.ko and
+# PAYLOAD/bin/tailor.
+base_payload() {
+	local kdir=$1 build=$2 payload=$3 top
+	shift 3
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	make -s -C "$top" module KDIR="$kdir" MODULE_OUT="$build/kmod" &&
+		make -s -C "$top" userspace "$@" || return
+	rm -rf "$payload"
+	mkdir -p "$payload/bin"
+	cp "$build/kmod/kmod/tailor.ko" "$payload/"
+	cp "$top/build/userspace/tailor" "$payload/bin/"
+}

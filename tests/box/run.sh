@@ -68,14 +68,9 @@ log=${log:-$out/console.log}
 mkdir -p "$out"
 
 echo "== box $name: building tailor.ko and kselftests"
-make -s -C "$top" module KDIR="$kdir" MODULE_OUT="$out/kmod"
-make -s -C "$top" kselftests userspace workloads
-
 payload=$out/payload
-rm -rf "$payload"
-mkdir -p "$payload/kselftest" "$payload/bin" "$payload/workloads"
-cp "$out/kmod/kmod/tailor.ko" "$payload/"
-cp "$top/build/userspace/tailor" "$payload/bin/"
+base_payload "$kdir" "$out" "$payload" kselftests workloads
+mkdir -p "$payload/kselftest" "$payload/workloads"
 cp "$top"/build/workloads/* "$payload/workloads/"
 cp "$top/tests/box/run-in-box.sh" "$payload/"
 cp "$top"/build/kselftest/tailor_*_test "$payload/kselftest/"

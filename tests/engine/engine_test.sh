@@ -9,7 +9,8 @@
 # runtime functions with chosen tags (synth_profile), attributes them to
 # the operators the dictionary says -- the two joins of 'twojoins' apart,
 # though they run the same precompiled function.  Bad options fail with a
-# message.  tailor runs built with ASan and UBSan.
+# message.  tailor runs built with ASan and UBSan; so does the engine
+# when TAILOR_ENGINE names such a build (scripts/check.sh does both).
 #
 # Prints TAP and a "# Totals:" line.
 set -uo pipefail
@@ -17,7 +18,7 @@ export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/build}
-engine=$build/examples/tailor-engine
+engine=${TAILOR_ENGINE:-$build/examples/tailor-engine}
 tailor=$build/userspace/san/tailor
 synth=$build/userspace/synth_profile
 work=$(mktemp -d)
