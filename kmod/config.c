@@ -186,6 +186,7 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 		plan->flags &= ~TAILOR_CFG_DATA_ADDR;
 	if (!(cfg->flags & TAILOR_CFG_NO_REGS))
 		plan->regs_mask = cfg->regs_mask ?: TAILOR_REGS_DEFAULT;
+	BUILD_BUG_ON(hweight64(TAILOR_REGS_CAPTURABLE) > TAILOR_MAX_REGS);
 	for_each_set_bit(bit, (unsigned long *)&plan->regs_mask, 64)
 		plan->reg_index[plan->nr_regs++] = bit;
 	plan->tsc_source = TAILOR_HAVE_PEBS_TSC &&

@@ -31,7 +31,8 @@
 #else
 #define TAILOR_HAVE_PEBS_TSC		0
 #endif
-#define TAILOR_MAX_REGS			16
+/* Every capturable register at once: 16 GPRs and the IP. */
+#define TAILOR_MAX_REGS			17
 
 /*
  * One CPU's ring.  The overflow handler on that CPU is the only producer

@@ -56,7 +56,9 @@ enum tailor_tsc_source {
  *
  * TAILOR_REG_IP is of use in a TAILOR_SF_USER_REGS sample: the user IP at
  * which the thread entered the kernel, so that kernel work can be charged
- * to the code that caused it.  Elsewhere it repeats the sample's ip.
+ * to the code that caused it -- the faulting or interrupted instruction,
+ * or the one after a syscall.  In a user sample it repeats the sample's
+ * ip; with TAILOR_SF_NO_REGS it is 0 like every register.
  */
 #define TAILOR_REG_AX	0
 #define TAILOR_REG_BX	1

@@ -138,8 +138,9 @@ TAILOR_BOX_PERF=1 TAILOR_BOX_CC=$cc \
 
 log=$out/console.log
 set +e
+# tsc=reliable: as run.sh, against the random TSC sync failures of TCG.
 "$top/tests/box/boot.sh" --kernel "$kernel" --initrd "$build/initramfs.cpio.gz" \
-	--log "$log" --timeout "$timeout_s" >"$out/boot.out" 2>&1
+	--log "$log" --append tsc=reliable --timeout "$timeout_s" >"$out/boot.out" 2>&1
 boot_rc=$?
 set -e
 { grep "^boot.sh: " "$out/boot.out" | grep -v 'qemu-system' || true; } | sed 's/^/   /' >&2

@@ -8,7 +8,8 @@
 #
 #   6.1, 6.12       Debian's kernel of that version: the module is built
 #                   against /usr/src/linux-headers-<release> and the box
-#                   boots /boot/vmlinuz-<release>, so the two match.
+#                   boots /boot/vmlinuz-<release>, so the two match;
+#                   with tsc=reliable, as below.
 #   debug           the patched debug kernel (build-debug-kernel.sh):
 #                   KASAN, lockdep, kmemleak, might_sleep; booted with
 #                   tsc=reliable, since 6.1 distrusts the TSC of a TCG SMP
@@ -60,6 +61,10 @@ debug | debug-unstable)
 	kdir=/usr/src/linux-headers-$release
 	kernel=/boot/vmlinuz-$release
 	name=$release
+	# The guest TSC is the host's under TCG, but the kernel's sync
+	# check between vCPUs fails at random there; the kernel then runs on
+	# the HPET and hrtimers jitter.
+	append="tsc=reliable"
 	;;
 esac
 

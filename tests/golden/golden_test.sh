@@ -263,16 +263,19 @@ else
 fi
 
 # With rip recorded, a kernel sample goes where a user sample at its entry
-# IP would: by the link of generated (linked) code whatever the tag, by the
-# tag in shared code; shared code without a tag stays [kernel].
+# IP would: by the link of generated (linked) code whatever the tag (even
+# one naming another operator), by the tag in shared code; shared code
+# without a tag stays [kernel].
 printf '%s\t%s\t%s\t%s\n' 60 "kernel>$(where_of ops:scan)" 0 1000 \
+	20 "kernel>$(where_of ops:scan)" 2 1000 \
 	25 "kernel>$(where_of ops:probe)" 2 1000 15 "kernel>$(where_of ops:probe)" 0 1000 \
 	>"$work/entry.spec"
 "$synth" -o "$work/entry.rec" "$work/entry.spec" >/dev/null 2>&1
 got="$(kernel_rows -i "$work/entry.rec" -d "$work/ops.dict") / $(kernel_rows -i "$work/entry.rec" -d "$work/ops.dict" --kernel-apart)"
-if [ "$got" = "[kernel],15 join,25 scan,60 / [kernel],100" ] &&
-   "$tailor" report -i "$work/entry.rec" -d "$work/ops.dict" 2>/dev/null |
-   grep -q '60 samples .* in the kernel, attributed by the linked code'; then
+"$tailor" report -i "$work/entry.rec" -d "$work/ops.dict" >"$work/entry.out" 2>&1
+if [ "$got" = "[kernel],15 join,25 scan,80 / [kernel],120" ] &&
+   grep -q '#   80 samples .* in the kernel, attributed by the linked code' "$work/entry.out" &&
+   grep -q '#   25 samples .* in the kernel, attributed by the tag' "$work/entry.out"; then
 	ok "kernel samples go to the linked code they entered from, else by tag, noted; --kernel-apart keeps them"
 else
 	not_ok "kernel samples by entry IP: got '$got'"

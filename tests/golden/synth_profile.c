@@ -43,8 +43,8 @@
 #define PID		1000
 #define KERNEL_IP	0xffffffff81000000ull
 #define NOMAP_IP	0x10000ull
-#define TAG_REG		23	/* r15 */
-#define IP_REG		8
+#define TAG_REG		TAILOR_REG_R15
+#define IP_REG		TAILOR_REG_IP
 
 struct elf_image {
 	char path[1024];

@@ -8,6 +8,8 @@
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
+#define SESSION_TAG	0x7a11
+
 FIXTURE(session) {
 	int fd;
 	pid_t child;
@@ -21,7 +23,7 @@ FIXTURE_SETUP(session)
 		SKIP(return, "%s missing: load tailor.ko first", TAILOR_DEVICE);
 	self->fd = tailor_open();
 	ASSERT_LE(0, self->fd);
-	self->child = spawn_tagged_child(0x7a11, 200000000, &self->go_fd);
+	self->child = spawn_tagged_child(SESSION_TAG, 200000000, &self->go_fd);
 	ASSERT_LT(0, self->child);
 	tailor_config_init(&self->cfg, self->child);
 }
@@ -300,6 +302,41 @@ TEST_F(session, register_masks_set_record_size)
 	ASSERT_EQ(0, tailor_configure(self->fd, &cfg));
 	EXPECT_EQ(17, cfg.nr_regs);
 	EXPECT_EQ(TAILOR_REGS_CAPTURABLE, cfg.regs_used);
+	EXPECT_EQ(TAILOR_SAMPLE_BASE_SIZE + 17 * 8, cfg.record_size);
+}
+
+/* Every capturable register, each in its slot: r15 last, the IP at 8. */
+TEST_F(session, all_registers_in_ascending_slots)
+{
+	struct sample_buf b = {};
+	struct tailor_config cfg;
+	size_t k, inside = 0;
+
+	tailor_config_init(&cfg, self->child);
+	cfg.regs_mask = TAILOR_REGS_CAPTURABLE;
+	ASSERT_EQ(0, tailor_configure(self->fd, &cfg));
+	b.record_size = cfg.record_size;
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_START));
+	go(self->go_fd);
+	self->go_fd = -1;
+	ASSERT_EQ(0, wait_exit_code(self->child));
+	self->child = 0;
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, drain_available(self->fd, &b));
+	ASSERT_LT(0, b.nr);
+	for (k = 0; k < b.nr; k++) {
+		const struct tailor_sample *s = sample_at(&b, k);
+
+		/* A user sample's rip is its ip. */
+		ASSERT_EQ(s->ip, s->regs[reg_slot(cfg.regs_used, TAILOR_REG_IP)]);
+		if (s->ip < (uintptr_t)tagged_spin_loop || s->ip >= (uintptr_t)tagged_spin_end)
+			continue;
+		ASSERT_EQ(SESSION_TAG, s->regs[reg_slot(cfg.regs_used, TAILOR_REG_R15)]);
+		inside++;
+	}
+	ASSERT_LT(0, inside);
+	sample_buf_free(&b);
 }
 
 TEST_F(session, target_exit_ends_stream)

@@ -55,7 +55,7 @@ static const char record_usage[] =
 "                        software clock), pebs, or timer\n"
 "      --precise N       PEBS precise level, 1..3 (default 2)\n"
 "      --regs LIST       registers to capture with every sample, comma\n"
-"                        separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15\n"
+"                        separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15,\n"
 "                        rip, or none.  A kernel sample of the software\n"
 "                        clock holds the user registers at kernel entry;\n"
 "                        its rip is where the thread entered.  Default: r15,\n"
@@ -158,7 +158,7 @@ static int parse_regs(const char *val, struct record_opts *o)
 			if (!strcmp(tok, reg_names[i].name))
 				break;
 		if (i == sizeof(reg_names) / sizeof(reg_names[0])) {
-			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15 rip, or none",
+			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, rip, or none",
 				tok);
 			return -1;
 		}

@@ -450,32 +450,41 @@ static int find_loc(struct attributor *a, struct symbolizer *sym, uint32_t pid,
 }
 
 /*
- * At a dictionary level, a kernel sample goes where the work it does
- * belongs: to the component linked to the user code the thread entered
- * the kernel from (generated code runs untagged), else to the component
- * its user tag names (shared code).  Else it stays [kernel]: kernel time
- * is neither libc's nor an unknown object's.
+ * At a dictionary level, a kernel sample goes where a user sample at the
+ * IP the thread entered the kernel from would go: by the links of that
+ * code (generated code runs untagged), else by the user tag (shared
+ * code).  Without an entry IP, the tag alone decides.  A row that is not
+ * a component keeps it [kernel]: kernel time is neither libc's nor an
+ * unknown object's.
  */
 static int attr_kernel(struct attributor *a, struct symbolizer *sym,
 		       const struct prof_sample *s, struct attr_result *out)
 {
-	uint32_t idx, v, row;
+	uint32_t idx, v, row, note = NOTE_KERNEL_BY_ENTRY;
 	int ret;
 
 	out->row = a->kernel_row;
 	if (a->kind != LEVEL_DICT || !a->kernel_by_entry)
 		return 0;
-	if (s->flags & PROF_HAS_ENTRY_IP) {
-		ret = find_loc(a, sym, s->pid, s->entry_ip, s->time, &idx);
-		if (ret < 0)
-			return ret;
-		row = ret ? NEEDS_TAG : a->locs[idx].row;
-		if (row != NEEDS_TAG && a->rows[row].kind == ROW_COMPONENT) {
-			out->row = row;
-			a->notes[NOTE_KERNEL_BY_ENTRY]++;
-			a->dict_hits[a->rows[row].dict]++;
-			return 0;
+	ret = s->flags & PROF_HAS_ENTRY_IP ?
+	      find_loc(a, sym, s->pid, s->entry_ip, s->time, &idx) : 1;
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		row = a->locs[idx].row;
+		if (row == NEEDS_TAG) {
+			if (tag_row(a, idx, s, &v))
+				return -ENOMEM;
+			row = v & 0x0fffffff;
+			if ((v >> 28) == NOTE_BY_TAG)
+				note = NOTE_KERNEL_BY_TAG;
 		}
+		if (a->rows[row].kind == ROW_COMPONENT) {
+			out->row = row;
+			a->notes[note]++;
+			a->dict_hits[a->rows[row].dict]++;
+		}
+		return 0;
 	}
 	if ((s->flags & (PROF_HAS_TAG | PROF_USER_TAG)) != (PROF_HAS_TAG | PROF_USER_TAG) ||
 	    !s->tag)

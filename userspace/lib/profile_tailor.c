@@ -100,6 +100,14 @@ static const struct prof_ops tailor_ops = {
 	.close = tailor_close,
 };
 
+/* Where register @reg sits in a sample's regs[] under @mask; -1: absent. */
+static int reg_index(uint64_t mask, int reg)
+{
+	if (reg < 0 || reg >= 64 || !(mask >> reg & 1))
+		return -1;
+	return __builtin_popcountll(mask & ((1ull << reg) - 1));
+}
+
 static void take_meta(struct prof_input *in, const struct tlr_record *rec)
 {
 	struct tailor_priv *p = in->priv;
@@ -115,12 +123,8 @@ static void take_meta(struct prof_input *in, const struct tlr_record *rec)
 		in->info.shift = (uint32_t)v;
 	tlr_kv_get(rec->payload, rec->size, "event", in->info.event,
 		   sizeof(in->info.event));
-	if (p->regs_mask >> TAILOR_REG_IP & 1)
-		p->ip_index = __builtin_popcountll(p->regs_mask & ((1ull << TAILOR_REG_IP) - 1));
-	if (in->tag_reg >= 0 && in->tag_reg < 64 &&
-	    (p->regs_mask >> in->tag_reg & 1))
-		p->tag_index = __builtin_popcountll(p->regs_mask &
-						    ((1ull << in->tag_reg) - 1));
+	p->ip_index = reg_index(p->regs_mask, TAILOR_REG_IP);
+	p->tag_index = reg_index(p->regs_mask, in->tag_reg);
 }
 
 static int take_mmap(struct prof_input *in, struct symbolizer *sym,
