@@ -197,8 +197,9 @@ TEST(dlopen_after_start_is_mapped_and_sampled)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "-F", "1000", "--",
 			 WL "tw_dlopen", WL "libtw_jit.so", "500", NULL };
-	unsigned long long lo = 0, hi = 0, ip;
-	size_t inside = 0, total = 0;
+	unsigned long long lo = 0, hi = 0, ip, rip;
+	size_t inside = 0, total = 0, user = 0;
+	struct tailor_info info;
 	struct run r, dd, *d = &dd;
 	const char *p;
 
@@ -223,12 +224,29 @@ TEST(dlopen_after_start_is_mapped_and_sampled)
 	}
 	ASSERT_LT(0, hi) TH_LOG("no mapping of libtw_jit.so in:\n%.4000s", d->out);
 	/* ...and the samples of its code fall inside it. */
+	ASSERT_EQ(0, tailor_info(&info));
 	for (p = strstr(d->out, "sample: "); p; p = strstr(p + 1, "sample: ")) {
-		if (sscanf(p, "sample: tsc=%*u ip=%llx", &ip) != 1)
+		const char *nl = strchr(p, '\n'), *regs;
+		unsigned int flags;
+
+		if (sscanf(p, "sample: tsc=%*u ip=%llx pid=%*u tid=%*u cpu=%*u flags=%x",
+			   &ip, &flags) != 2)
 			continue;
 		total++;
 		inside += ip >= lo && ip < hi;
+		/* Registers by name; a user sample's rip is its ip. */
+		regs = strstr(p, " r15=0x");
+		ASSERT_TRUE(regs && (!nl || regs < nl)) TH_LOG("no r15 in: %.200s", p);
+		if (!(info.caps & TAILOR_CAP_ENTRY_IP) || (flags & TAILOR_SF_KERNEL))
+			continue;
+		regs = strstr(p, " rip=0x");
+		ASSERT_TRUE(regs && (!nl || regs < nl)) TH_LOG("no rip in: %.200s", p);
+		ASSERT_EQ(1, sscanf(regs, " rip=%llx", &rip));
+		ASSERT_EQ(ip, rip);
+		user++;
 	}
+	if (info.caps & TAILOR_CAP_ENTRY_IP)
+		ASSERT_LE(100, user);
 	TH_LOG("%zu of %zu samples inside libtw_jit.so [%llx, %llx)", inside,
 	       total, lo, hi);
 	ASSERT_LE(100, inside);

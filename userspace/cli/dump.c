@@ -21,7 +21,9 @@ static const char dump_usage[] =
 "how it ended, and whether it is complete.\n"
 "\n"
 "  -i, --input FILE    the recording (default tailor.rec)\n"
-"      --samples N     also print the first N samples\n"
+"      --samples N     also print the first N samples, their captured\n"
+"                      registers by name (rip of a kernel sample: the\n"
+"                      user IP where the thread entered the kernel)\n"
 "      --mmaps         also print every executable mapping\n"
 "  -h, --help          this text\n"
 "\n"
@@ -82,16 +84,26 @@ static void print_text(const char *what, const struct tlr_record *rec)
 	}
 }
 
-static void print_sample(const struct tailor_sample *s, uint32_t nr_regs)
+/* Registers by name, in the ascending order they are stored in. */
+static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
+			 uint32_t nr_regs)
 {
-	uint32_t i;
+	uint32_t i = 0;
+	int reg;
 
 	printf("sample: tsc=%" PRIu64 " ip=0x%" PRIx64 " pid=%u tid=%u cpu=%u flags=0x%x",
 	       (uint64_t)s->tsc, (uint64_t)s->ip, tailor_who_pid(s->who),
 	       tailor_who_tid(s->who), tailor_who_cpu(s->who),
 	       tailor_who_flags(s->who));
-	for (i = 0; i < nr_regs; i++)
-		printf(" reg%u=0x%" PRIx64, i, (uint64_t)s->regs[i]);
+	for (reg = 0; reg < 64 && i < nr_regs; reg++) {
+		if (!(regs_mask >> reg & 1))
+			continue;
+		if (reg_name(reg))
+			printf(" %s=0x%" PRIx64, reg_name(reg), (uint64_t)s->regs[i]);
+		else
+			printf(" reg%d=0x%" PRIx64, reg, (uint64_t)s->regs[i]);
+		i++;
+	}
 	putchar('\n');
 }
 
@@ -116,7 +128,7 @@ static void take_samples(struct dump_state *d, const struct tlr_record *rec)
 			d->last_tsc = s->tsc;
 		count_thread(d, tailor_who_pid(s->who), tailor_who_tid(s->who));
 		if (d->samples < d->print_samples)
-			print_sample(s, nr_regs);
+			print_sample(s, d->regs_mask, nr_regs);
 		d->samples++;
 	}
 }

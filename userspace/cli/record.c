@@ -129,21 +129,10 @@ static int parse_u64(const char *opt, const char *val, uint64_t min,
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int reg;
-} reg_names[] = {
-	{ "rax", 0 }, { "rbx", 1 }, { "rcx", 2 }, { "rdx", 3 },
-	{ "rsi", 4 }, { "rdi", 5 }, { "rbp", 6 }, { "rsp", 7 },
-	{ "r8", 16 }, { "r9", 17 }, { "r10", 18 }, { "r11", 19 },
-	{ "r12", 20 }, { "r13", 21 }, { "r14", 22 }, { "r15", 23 },
-	{ "rip", TAILOR_REG_IP },
-};
-
 static int parse_regs(const char *val, struct record_opts *o)
 {
 	char buf[256], *tok, *save;
-	size_t i;
+	int reg;
 
 	if (!strcmp(val, "none")) {
 		o->no_regs = true;
@@ -154,15 +143,13 @@ static int parse_regs(const char *val, struct record_opts *o)
 	o->regs_mask = 0;
 	o->no_regs = false;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(reg_names) / sizeof(reg_names[0]); i++)
-			if (!strcmp(tok, reg_names[i].name))
-				break;
-		if (i == sizeof(reg_names) / sizeof(reg_names[0])) {
+		reg = reg_by_name(tok);
+		if (reg < 0) {
 			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, rip, or none",
 				tok);
 			return -1;
 		}
-		o->regs_mask |= 1ull << reg_names[i].reg;
+		o->regs_mask |= 1ull << reg;
 	}
 	if (!o->regs_mask)
 		return bad_value("--regs", val, "a list of registers");
