@@ -278,7 +278,21 @@ if [ "$got" = "[kernel],15 join,25 scan,80 / [kernel],120" ] &&
    grep -q '#   25 samples .* in the kernel, attributed by the tag' "$work/entry.out"; then
 	ok "kernel samples go to the linked code they entered from, else by tag, noted; --kernel-apart keeps them"
 else
-	not_ok "kernel samples by entry IP: got '$got'"
+	not_ok "kernel samples by entry IP: got '$got'" "$work/entry.out"
+fi
+# The scan line linked to the join as well: the tag decides among the two
+# (join); a tag naming neither (agg) or none leaves it [kernel], though a
+# user sample there would go to the first link.
+{ cat "$work/ops.dict"; printf 'link\tline\t%s\toperator\t2\n' "$(line_of ops:scan)"; } >"$work/twice.dict"
+printf '%s\t%s\t%s\t%s\n' 30 "kernel>$(where_of ops:scan)" 2 1000 \
+	20 "kernel>$(where_of ops:scan)" 3 1000 10 "kernel>$(where_of ops:scan)" 0 1000 \
+	>"$work/twice.spec"
+"$synth" -o "$work/twice.rec" "$work/twice.spec" >/dev/null 2>&1
+got=$(kernel_rows -i "$work/twice.rec" -d "$work/twice.dict")
+if [ "$got" = "[kernel],30 join,30" ]; then
+	ok "kernel samples entered from a line linked twice: the tag decides among its links, else [kernel]"
+else
+	not_ok "kernel samples on a line linked twice: got '$got'"
 fi
 
 tap_totals

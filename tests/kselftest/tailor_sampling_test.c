@@ -44,7 +44,6 @@ __asm__(".text\n"
  * sit around the tagged_spin() calls, mostly where r15 is the caller's.
  * TCG takes interrupts at translation-block boundaries, which puts up to
  * 1% of them there (seen on the debug kernel), more than the time spent.
- * The thread and all-CPU tests used 95 before; so do these.
  */
 #define IN_LOOP_MIN_PERCENT	95
 

@@ -221,7 +221,7 @@ static inline int wait_exit_code(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Register slot of TAILOR_REG_R15 in a record captured with @mask. */
+/* Slot of register @reg (TAILOR_REG_*) in a record captured with @mask. */
 static inline int reg_slot(uint64_t mask, int reg)
 {
 	return __builtin_popcountll(mask & ((1ull << reg) - 1));

@@ -451,11 +451,12 @@ static int find_loc(struct attributor *a, struct symbolizer *sym, uint32_t pid,
 
 /*
  * At a dictionary level, a kernel sample goes where a user sample at the
- * IP the thread entered the kernel from would go: by the links of that
- * code (generated code runs untagged), else by the user tag (shared
- * code).  Without an entry IP, the tag alone decides.  A row that is not
- * a component keeps it [kernel]: kernel time is neither libc's nor an
- * unknown object's.
+ * IP the thread entered the kernel from would go: by the link of that
+ * code (generated code runs untagged), else by the user tag (shared code,
+ * or a line linked to several components, among them).  Without an entry
+ * IP, the tag alone decides.  Anything less certain -- no component, or
+ * an ambiguous one -- keeps it [kernel]: kernel time is neither libc's
+ * nor a guess.
  */
 static int attr_kernel(struct attributor *a, struct symbolizer *sym,
 		       const struct prof_sample *s, struct attr_result *out)
@@ -475,9 +476,10 @@ static int attr_kernel(struct attributor *a, struct symbolizer *sym,
 		if (row == NEEDS_TAG) {
 			if (tag_row(a, idx, s, &v))
 				return -ENOMEM;
+			if ((v >> 28) != NOTE_BY_TAG)
+				return 0;
 			row = v & 0x0fffffff;
-			if ((v >> 28) == NOTE_BY_TAG)
-				note = NOTE_KERNEL_BY_TAG;
+			note = NOTE_KERNEL_BY_TAG;
 		}
 		if (a->rows[row].kind == ROW_COMPONENT) {
 			out->row = row;
