@@ -26,13 +26,6 @@ int cmd_timeline(int argc, char **argv);
 /* Print "tailor: " + message to stderr. */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- regs.c: register names (perf's x86-64 numbers) ---- */
-
-/* "rax".."r15", "rip" for a TAILOR_REG_* number; NULL if none. */
-const char *reg_name(int reg);
-/* The TAILOR_REG_* number of @name, or -1. */
-int reg_by_name(const char *name);
-
 /* ---- device.c: the /dev/tailor session ---- */
 
 /* Open /dev/tailor; on failure prints one sentence saying what to do. */

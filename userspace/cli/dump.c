@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "tailor/profile.h"
 
 #define EXIT_CUT_SHORT	3
 
@@ -99,8 +100,8 @@ static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
 	for (reg = 0; reg < 64 && i < nr_regs; reg++) {
 		if (!(regs_mask >> reg & 1))
 			continue;
-		if (reg_name(reg))
-			printf(" %s=0x%" PRIx64, reg_name(reg), (uint64_t)s->regs[i]);
+		if (TAILOR_REGS_CAPTURABLE >> reg & 1)
+			printf(" %s=0x%" PRIx64, prof_register_name(reg), (uint64_t)s->regs[i]);
 		else
 			printf(" reg%d=0x%" PRIx64, reg, (uint64_t)s->regs[i]);
 		i++;

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "tailor/profile.h"
 
 #define READ_BUF_BYTES		(1u << 20)
 #define DEFAULT_FREQ		4000
@@ -143,8 +144,10 @@ static int parse_regs(const char *val, struct record_opts *o)
 	o->regs_mask = 0;
 	o->no_regs = false;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		reg = reg_by_name(tok);
-		if (reg < 0) {
+		/* The capturable registers, by their full names only. */
+		reg = prof_register_number(tok);
+		if (reg < 0 || !(TAILOR_REGS_CAPTURABLE >> reg & 1) ||
+		    strcmp(tok, prof_register_name(reg))) {
 			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, rip, or none",
 				tok);
 			return -1;

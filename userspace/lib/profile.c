@@ -50,9 +50,13 @@ void prof_close(struct prof_input *in)
 		in->ops->close(in);
 }
 
-/* perf's x86 register numbering (arch/x86/include/uapi/asm/perf_regs.h). */
+/*
+ * perf's x86 register numbering (arch/x86/include/uapi/asm/perf_regs.h),
+ * by their x86-64 names; up to the IP perf writes them without the r.
+ */
+#define X86_SHORT_NAMES_END	9
 static const char *const x86_regs[] = {
-	"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags",
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "rip", "flags",
 	"cs", "ss", "ds", "es", "fs", "gs", "r8", "r9", "r10", "r11",
 	"r12", "r13", "r14", "r15",
 };
@@ -66,9 +70,16 @@ int prof_register_number(const char *name)
 			       name[1] == 's' || name[1] == 'i'))
 		name++;		/* rax, rbx, rsi, rip ... */
 	for (i = 0; i < sizeof(x86_regs) / sizeof(x86_regs[0]); i++)
-		if (!strcmp(name, x86_regs[i]))
+		if (!strcmp(name, x86_regs[i] + (i < X86_SHORT_NAMES_END)))
 			return (int)i;
 	return -1;
+}
+
+const char *prof_register_name(int reg)
+{
+	if (reg < 0 || (size_t)reg >= sizeof(x86_regs) / sizeof(x86_regs[0]))
+		return NULL;
+	return x86_regs[reg];
 }
 
 void prof_khz_to_mult_shift(uint32_t khz, uint32_t *mult, uint32_t *shift)

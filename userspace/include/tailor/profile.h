@@ -74,6 +74,8 @@ void prof_close(struct prof_input *in);
 
 /* x86-64 perf register numbers by name ("r15", "bx"); -1 if unknown. */
 int prof_register_number(const char *name);
+/* The x86-64 name of perf register @reg ("rax", "rip", "r15"); NULL if none. */
+const char *prof_register_name(int reg);
 
 /* ---- the two formats (profile_tailor.c, profile_perf.c) ---- */
 
