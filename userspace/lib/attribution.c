@@ -461,7 +461,7 @@ static int find_loc(struct attributor *a, struct symbolizer *sym, uint32_t pid,
 static int attr_kernel(struct attributor *a, struct symbolizer *sym,
 		       const struct prof_sample *s, struct attr_result *out)
 {
-	uint32_t idx, v, row, note = NOTE_KERNEL_BY_ENTRY;
+	uint32_t idx, v, row, note;
 	int ret;
 
 	out->row = a->kernel_row;
@@ -471,32 +471,25 @@ static int attr_kernel(struct attributor *a, struct symbolizer *sym,
 	      find_loc(a, sym, s->pid, s->entry_ip, s->time, &idx) : 1;
 	if (ret < 0)
 		return ret;
-	if (!ret) {
+	if (!ret && a->locs[idx].row != NEEDS_TAG) {
 		row = a->locs[idx].row;
-		if (row == NEEDS_TAG) {
-			if (tag_row(a, idx, s, &v))
-				return -ENOMEM;
-			if ((v >> 28) != NOTE_BY_TAG)
-				return 0;
-			row = v & 0x0fffffff;
-			note = NOTE_KERNEL_BY_TAG;
-		}
-		if (a->rows[row].kind == ROW_COMPONENT) {
-			out->row = row;
-			a->notes[note]++;
-			a->dict_hits[a->rows[row].dict]++;
-		}
-		return 0;
+		note = NOTE_KERNEL_BY_ENTRY;
+	} else {
+		/* Shared code, a line linked several times, or no entry IP. */
+		if ((s->flags & (PROF_HAS_TAG | PROF_USER_TAG)) !=
+		    (PROF_HAS_TAG | PROF_USER_TAG) || !s->tag)
+			return 0;
+		if (tag_row(a, ret ? a->kernel_loc : idx, s, &v))
+			return -ENOMEM;
+		if ((v >> 28) != NOTE_BY_TAG)
+			return 0;
+		row = v & 0x0fffffff;
+		note = NOTE_KERNEL_BY_TAG;
 	}
-	if ((s->flags & (PROF_HAS_TAG | PROF_USER_TAG)) != (PROF_HAS_TAG | PROF_USER_TAG) ||
-	    !s->tag)
-		return 0;
-	if (tag_row(a, a->kernel_loc, s, &v))
-		return -ENOMEM;
-	if ((v >> 28) == NOTE_BY_TAG) {
-		out->row = v & 0x0fffffff;
-		a->notes[NOTE_KERNEL_BY_TAG]++;
-		a->dict_hits[a->rows[out->row].dict]++;
+	if (a->rows[row].kind == ROW_COMPONENT) {
+		out->row = row;
+		a->notes[note]++;
+		a->dict_hits[a->rows[row].dict]++;
 	}
 	return 0;
 }
