@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# report-throughput.sh [--samples N]: samples per second of tailor report
-# and tailor timeline, beside perf report and perf script over a perf.data
-# of the same samples, on this machine.
+# report-throughput.sh [--samples N]: samples per second of tailor report,
+# tailor timeline and each profile exporter (pprof, folded, chrome),
+# beside perf report and perf script over a perf.data of the same
+# samples, on this machine.
 #
 # The profile is synthetic (tests/golden/synth_profile) so that both tools
 # read exactly the same samples: N samples (default 10 million) spread
 # over the lines of tw_ops (a real binary with DWARF) and libtw_jit.so,
-# with tags, in a tailor recording and a perf.data.  Each tool runs once
+# with tags, in a tailor recording and a perf.data, each CPU's samples in
+# batches out of time order and round marks after each pair, as tailor
+# record and perf record write them; once more as a recording without
+# marks (older tailors'), which is merged whole.  Each tool runs once
 # after a warm-up read of the files; times are wall clock.
 set -euo pipefail
 export LC_ALL=C
@@ -43,8 +47,9 @@ line() { grep -n "golden: $2" "$1" | cut -d: -f1; }
 repeat=$(( (samples + 9999) / 10000 ))
 samples=$((repeat * 10000))
 echo "building a profile of $samples samples..." >&2
-"$top/build/userspace/synth_profile" -r "$repeat" -o "$work/p.rec" -p "$work/p.data" "$work/spec" >/dev/null
-cat "$work/p.rec" "$work/p.data" >/dev/null
+"$top/build/userspace/synth_profile" -R -r "$repeat" -o "$work/p.rec" -p "$work/p.data" "$work/spec" >/dev/null
+"$top/build/userspace/synth_profile" -r "$repeat" -o "$work/old.rec" "$work/spec" >/dev/null
+cat "$work/p.rec" "$work/p.data" "$work/old.rec" >/dev/null
 
 tailor=$top/build/userspace/tailor
 # time_it NAME CMD...: prints "NAME seconds samples/s"
@@ -64,8 +69,14 @@ echo "$samples samples; $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | c
 	time_it "tailor report (functions, recording)" "$tailor" report -i "$work/p.rec" -l function
 	time_it "tailor timeline (1ms buckets, recording)" "$tailor" timeline -b 1ms -i "$work/p.rec" -d "$work/ops.dict"
 	time_it "tailor report (operators, perf.data)" "$tailor" report -i "$work/p.data" -d "$work/ops.dict"
+	time_it "tailor report (operators, recording without rounds)" "$tailor" report -i "$work/old.rec" -d "$work/ops.dict"
+	for f in pprof folded chrome; do
+		time_it "tailor report -f $f (recording)" "$tailor" report -i "$work/p.rec" -d "$work/ops.dict" -f $f -o "$work/out.$f"
+	done
 	time_it "perf report --stdio --sort sym" perf report --stdio --sort sym -i "$work/p.data"
 	time_it "perf script" perf script -i "$work/p.data"
 } | tee "$work/results"
 awk '/^tailor report \(operators, recording\)/ { t = $(NF - 3) } /^perf script/ { p = $(NF - 3) }
-     END { if (t && p) printf "tailor report / perf script: %.1fx\n", p / t }' "$work/results"
+     /^tailor report -f / { e[$4] = $(NF - 3) }
+     END { if (t && p) printf "tailor report / perf script: %.1fx throughput\n", p / t
+           for (f in e) printf "tailor report -f %s: %.2fx the table'"'"'s time\n", f, e[f] / t }' "$work/results"

@@ -10,10 +10,12 @@
 #           checkpatch --strict.  The tailor command builds with -Werror;
 #           its unit tests pass under ASan and UBSan; tailor report
 #           (built with ASan and UBSan) gives the exact ground truth of the
-#           golden profiles; the example engine's tests pass, once more
+#           golden profiles, its exports (pprof, folded, Chrome trace)
+#           read back exactly by go tool pprof and by speedscope and the
+#           HTML report in headless Chromium; the example engine's tests pass, once more
 #           with the engine built with ASan and UBSan; the recording, dictionary and profile
-#           (recording, perf.data) readers survive a bounded libFuzzer run
-#           each.
+#           (recording, perf.data) readers and the exporters survive a
+#           bounded libFuzzer run each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
 #           on the patched debug kernel (KASAN, lockdep, kmemleak), once
 #           with a trusted TSC and once with tsc=unstable.
@@ -145,6 +147,12 @@ native() {
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
 	if make -s -C userspace test-tools >"$out/test-tools.log" 2>&1; then
 		tap_totals "golden report tests" "$out/golden.log" tests/golden/golden_test.sh
+		tap_totals "exports through their readers, random profiles" "$out/export-fuzz.log" \
+			tests/export/export_fuzz.sh
+		tap_totals "the browser harness itself" "$out/browser-selftest.log" \
+			tests/export/browser/selftest.sh
+		tap_totals "exports in real readers: speedscope and the HTML report in Chromium, go tool pprof" \
+			"$out/readers.log" tests/export/readers_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \
@@ -163,7 +171,7 @@ native() {
 		result "example engine tests" 1 "test tools did not build, see $out/test-tools.log"
 	fi
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
-		result "recording, dictionary and profile readers fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
+		result "recording, dictionary, profile readers and exporters fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
 	else
 		grep -E 'ERROR|SUMMARY|Test unit written' "$out/fuzz.log" | head -5
 		result "reader fuzzing" 1 "see $out/fuzz.log"

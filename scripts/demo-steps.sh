@@ -6,8 +6,10 @@
 # sh, hence POSIX sh): record the example engine running QUERY (default
 # fig3) with its Tagging Dictionary, then print the operator report, the
 # annotated plan and the activity timeline, and write the HTML report to
-# OUT/report.html.  Only the engine's own threads are sampled: the C
-# compiler it runs is another process.
+# OUT/report.html and the profile for other readers: OUT/profile.pb.gz
+# (go tool pprof), OUT/stacks.folded (flame graphs) and OUT/trace.json
+# (ui.perfetto.dev, speedscope).  Only the engine's own threads are
+# sampled: the C compiler it runs is another process.
 #
 # Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10).
 set -eu
@@ -40,3 +42,8 @@ report --view plan
 echo
 echo "== activity timeline of the operators (tailor timeline)"
 report --view timeline --html "$out/report.html"
+echo
+echo "== the profile for other readers (tailor report --format pprof|folded|chrome)"
+report --format pprof -o "$out/profile.pb.gz"
+report --format folded -o "$out/stacks.folded"
+report --format chrome -o "$out/trace.json"

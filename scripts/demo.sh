@@ -6,8 +6,9 @@
 # Where tailor.ko is loaded, natively; elsewhere in the test box (see
 # profile-engine.sh), scripts/demo-steps.sh records query QUERY (default
 # fig3) of the example engine and prints the operator report, the
-# annotated plan and the activity timeline.  The full HTML report lands in
-# build/demo/report.html, whose path is printed last.
+# annotated plan and the activity timeline.  The profile for go tool
+# pprof, flame graphs and trace viewers lands in build/demo/ too, and the
+# full HTML report in build/demo/report.html, whose path is printed last.
 #
 # Usage: scripts/demo.sh [--box|--native] [QUERY]
 # Environment: DEMO_SCALE, DEMO_REPEAT (see demo-steps.sh).
@@ -24,6 +25,10 @@ for a in "$@"; do
 	esac
 done
 "$top/scripts/profile-engine.sh" "${opts[@]}" --out "$top/build/demo" \
-	--export report.html -- "$top/scripts/demo-steps.sh" "$query"
+	--export report.html --export profile.pb.gz --export stacks.folded \
+	--export trace.json -- "$top/scripts/demo-steps.sh" "$query"
 echo
+echo "pprof: go tool pprof -http=: $top/build/demo/profile.pb.gz"
+echo "flame graph: $top/build/demo/stacks.folded (speedscope, flamegraph.pl)"
+echo "trace: $top/build/demo/trace.json (ui.perfetto.dev, speedscope)"
 echo "HTML report: $top/build/demo/report.html"

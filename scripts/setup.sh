@@ -16,7 +16,8 @@ export DEBIAN_FRONTEND=noninteractive
 base_pkgs=(
 	build-essential bc bison flex libssl-dev libelf-dev kmod
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1 linux-perf
-	libdw-dev libpfm4-dev
+	libdw-dev libpfm4-dev zlib1g-dev
+	golang-go python3
 	qemu-system-x86 busybox-static cpio sparse
 	python3-ply python3-git
 	clang libclang-rt-14-dev
@@ -86,5 +87,9 @@ if [ ! -f "$src/tools/testing/selftests/kselftest_harness.h" ]; then
 	echo "setup.sh: unpacking $tarball"
 	tar -C /usr/src -xf "$tarball"
 fi
+
+# The readers tailor's exports are checked with: Chromium, and speedscope
+# with its browser driver from npm, pinned (tests/export/browser/).
+bash "$(dirname "$0")/../tests/export/browser/install.sh"
 
 echo "setup.sh: all packages present"

@@ -64,6 +64,20 @@ else
 	not_ok "timeline / HTML report" "$out/fig3.out"
 fi
 
+# The profile leaves the box for readers here: go tool pprof's per-operator
+# counts are the box's table's; the trace's slices nest.
+demo=$top/build/demo
+if command -v go >/dev/null && [ -s "$demo/profile.pb.gz" ] &&
+   go tool pprof -traces -sample_index=samples -tagfocus='operator=^HashJoin#3' "$demo/profile.pb.gz" \
+	2>/dev/null | python3 "$top/tests/golden/export_check.py" traces >"$out/join.folded" &&
+   [ "$(awk '{ s += $NF } END { print s + 0 }' "$out/join.folded")" = "$join" ] &&
+   python3 "$top/tests/golden/export_check.py" nested "$demo/trace.json" >"$out/nest" 2>&1 &&
+   [ "$(awk '{ s += $NF } END { print s + 0 }' "$demo/stacks.folded")" = "$total" ]; then
+	ok "pprof, folded stacks and Chrome trace exported from the box: the join's $join samples in pprof, all $total folded, slices nested"
+else
+	not_ok "exports from the box (join $join of $total)" "$out/nest"
+fi
+
 "$top/scripts/demo.sh" --box twojoins >"$out/two.out" 2>"$out/two.err"
 rc=$?
 sed -n '/^== operator report/,/^== annotated plan/p' "$out/two.out" >"$table"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the profile readers tailor report uses: tailor
- * recordings and perf.data files (userspace/lib/profile*.c).  No input
- * may crash them, and a profile that opens must visit exactly the
- * samples it counted at open.
+ * recordings and perf.data files, opened as sessions (userspace/lib/
+ * session.c, format/).  No input may crash them; a profile that opens
+ * must deliver exactly the samples it counted at open, and in time
+ * order but for the events it counts as out of order.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,15 +12,24 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "tailor/profile.h"
-#include "tailor/symbols.h"
+#include "tailor/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int count(void *ctx, const struct prof_sample *s)
+struct counter {
+	struct tev_consumer events;
+	uint64_t samples, backwards, last;
+};
+
+static int count_sample(struct tev_consumer *c, const struct tev_sample *s)
 {
-	(void)s;
-	++*(uint64_t *)ctx;
+	struct counter *n = tev_container_of(c, struct counter, events);
+
+	n->samples++;
+	if (s->time < n->last)
+		n->backwards++;
+	else
+		n->last = s->time;
 	return 0;
 }
 
@@ -27,9 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	static char path[64];
-	struct symbolizer *sym = sym_new();
-	struct prof_input *in;
-	uint64_t visited = 0;
+	struct session_options o = { .tag_reg = 23, .tsc_khz = 1000000 };
+	struct counter n = { .events = { .sample = count_sample } };
+	struct tev_consumer *consumers[] = { &n.events };
+	struct session *s;
 	char err[512];
 
 	if (fd < 0) {
@@ -38,17 +49,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}
-	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size || !sym)
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	in = prof_open(path, sym, 23, 1000000, err, sizeof(err));
-	if (in) {
-		prof_foreach(in, count, &visited);
-		if (visited != prof_info(in)->nr_samples)
+	err[0] = '\0';
+	s = session_open(path, &o, err, sizeof(err));
+	if (s) {
+		if (session_run(s, consumers, 1))
 			abort();
-		prof_close(in);
+		if (n.samples != session_info(s)->nr_samples ||
+		    n.backwards > session_info(s)->out_of_order)
+			abort();
+		session_close(s);
 	} else if (!err[0]) {
 		abort();	/* every refusal says why */
 	}
-	sym_free(sym);
 	return 0;
 }

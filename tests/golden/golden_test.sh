@@ -218,6 +218,75 @@ if [ $rc = 3 ] && grep -q 'cut short' "$work/err" && grep -Eq 'reporting the [0-
 else
 	not_ok "cut recording (rc=$rc)" "$work/err"
 fi
+# Exports: folded stacks, pprof read by go tool pprof, Chrome trace.
+check=$top/tests/golden/export_check.py
+python3 "$check" folded "$work/truth" >"$work/exp"
+"$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" -f folded >"$work/act" 2>"$work/err"
+same "folded: operator;function;file:line stacks, each with its exact count" "$work/exp" "$work/act"
+"$tailor" report -i "$work/ops.data" -d "$work/ops.dict" -f folded >"$work/act" 2>"$work/err"
+same "folded from the perf.data equals the recording's" "$work/exp" "$work/act"
+python3 "$check" folded "$work/truth" pipeline,function >"$work/exp"
+"$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" -f folded --stack pipeline,function >"$work/act" 2>"$work/err"
+same "folded --stack pipeline,function: the levels asked for, exact" "$work/exp" "$work/act"
+"$synth" -R -o "$work/rounds.rec" -p "$work/rounds.data" "$work/spec" >/dev/null 2>&1
+"$tailor" report -i "$work/rounds.rec" -d "$work/ops.dict" -f folded >"$work/act" 2>"$work/err"
+python3 "$check" folded "$work/truth" >"$work/exp"
+same "folded from a recording with round marks equals the truth" "$work/exp" "$work/act"
+
+if ! command -v go >/dev/null; then
+	not_ok "pprof: go tool pprof is missing (scripts/setup.sh installs golang-go)"
+else
+	export GOFLAGS=-mod=mod GOTOOLCHAIN=local GOCACHE="$work/gocache"
+	run "$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" -f pprof -o "$work/ops.pb.gz"
+	go tool pprof -traces -sample_index=samples "$work/ops.pb.gz" >"$work/traces" 2>"$work/err"
+	python3 "$check" traces <"$work/traces" >"$work/act"
+	python3 "$check" folded "$work/truth" >"$work/exp"
+	same "pprof: go tool pprof -traces reads every stack with its exact count" "$work/exp" "$work/act"
+	gunzip -t "$work/ops.pb.gz" 2>"$work/err" && grep -q '^Type: samples' "$work/traces" &&
+		ok "pprof: a gzip file that go tool pprof reads as a profile" ||
+		not_ok "pprof: not gzip'd, or not a profile" "$work/err"
+	go tool pprof -top -sample_index=samples "$work/ops.pb.gz" >"$work/top" 2>"$work/err"
+	grep -q "of $total total" "$work/top" && ok "pprof -top: $total samples in all, as the table" ||
+		not_ok "pprof -top total" "$work/top"
+	"$tailor" report -f csv -i "$work/ops.rec" -d "$work/ops.dict" 2>/dev/null | tail -n +2 |
+		awk -F, '$2 == "component" { print $1 "," $3 }' | sort >"$work/exp"
+	: >"$work/act"
+	while IFS=, read -r op count; do
+		got=$(go tool pprof -traces -sample_index=samples -tagfocus="operator=^$op\$" \
+			"$work/ops.pb.gz" 2>/dev/null | python3 "$check" traces | awk '{ s += $NF } END { print s + 0 }')
+		echo "$op,$got" >>"$work/act"
+	done <"$work/exp"
+	same "pprof -tagfocus=operator=X: each operator's samples equal tailor's table" "$work/exp" "$work/act"
+	go tool pprof -tags -sample_index=samples "$work/ops.pb.gz" 2>/dev/null |
+		awk '/^ *tag: Total/ { on = 1; next } /^ *[a-z]+: Total/ { on = 0 } on && NF >= 3 { print $NF "," int($1) }' |
+		sort >"$work/act"
+	awk -F'\t' '$8 != "kernel" { c[$2] += $1 } END { for (t in c) printf "%d,%d\n", t, c[t] }' "$work/truth" |
+		sort >"$work/exp"
+	same "pprof tag labels: numeric, kept when 0 (num_unit set), counts exact" "$work/exp" "$work/act"
+fi
+
+"$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" -f chrome -o "$work/ops.json" 2>"$work/err"
+if python3 "$check" chrome "$work/ops.json" "$work/truth" >"$work/diff"; then
+	ok "chrome: per-thread runs of each operator and function, exact and strictly nested; counters sum to all"
+else
+	not_ok "chrome trace" "$work/diff"
+fi
+
+# Where an export goes, and what happens when it cannot.
+run "$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" -f pprof -o /nonexistent/dir/p.pb.gz
+if [ $rc = 1 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q 'cannot write /nonexistent/dir/p.pb.gz' "$work/err"; then
+	ok "an unwritable -o: one sentence, exit 1"
+else
+	not_ok "unwritable -o (rc=$rc)" "$work/err"
+fi
+run "$tailor" report -i "$work/cut.rec" -d "$work/ops.dict" -f folded
+cut_total=$(awk '{ s += $NF } END { print s + 0 }' "$work/out")
+if [ $rc = 3 ] && grep -q 'cut short' "$work/err" && grep -q "reporting the $cut_total samples" "$work/err"; then
+	ok "a cut recording exports what it holds ($cut_total samples), says so, exit 3"
+else
+	not_ok "cut recording export (rc=$rc)" "$work/err"
+fi
+
 echo garbage >"$work/garbage"
 run "$tailor" report -i "$work/garbage"
 [ $rc = 1 ] && grep -q 'neither a tailor recording nor a perf.data' "$work/err" &&

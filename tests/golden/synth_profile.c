@@ -6,7 +6,7 @@
  * and are written as a tailor recording and, optionally, the same samples
  * as a perf.data that perf report and perf script read.
  *
- * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] SPEC
+ * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] SPEC
  *
  * SPEC: one group of samples per line, TAB-separated, '#' comments:
  *   COUNT  WHERE  TAG  TID  [ADDR]
@@ -20,9 +20,12 @@
  *
  * Time: sample k of the expanded spec is at TSC 1000 * (k + 1), one tick
  * a nanosecond (tsc_mult 1, tsc_shift 0).  Samples alternate between two
- * CPUs, and each batch of CPU 1 is written before CPU 0's, so the file is
- * not in time order -- as with real per-CPU buffers.  It prints the
- * address chosen for each group ("group N vaddr 0x...").
+ * CPUs, and each batch of CPU 1 is written before CPU 0's, in both files,
+ * so neither is in time order -- as with real per-CPU buffers.  -R marks
+ * a round after each pair of batches (ROUND, FINISHED_ROUND), as tailor
+ * record and perf record do; without it the files have none, as
+ * recordings of older tailors.  It prints the address chosen for each
+ * group ("group N vaddr 0x...").
  */
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -36,6 +39,7 @@
 #include <unistd.h>
 #include "uapi/tailor.h"
 #include "tailor/recording.h"
+#include "format/perf_abi.h"
 
 #define MAX_ELFS	8
 #define MAX_GROUPS	1024
@@ -326,15 +330,29 @@ static void write_perf_sample(FILE *f, const struct sample_out *s, bool with_add
 	fwrite(body, 8, n, f);
 }
 
-struct perf_file_section {
-	uint64_t offset, size;
-};
+/* CPU 1's batch, then CPU 0's, in both files; then a round mark if asked. */
+static void write_batches(struct tlr_writer *w, FILE *perf, struct sample_out batch[2][BATCH],
+			  const size_t fill[2], bool with_addr, bool rounds)
+{
+	int cpu;
+	size_t i;
 
-struct perf_file_header {
-	uint64_t magic, size, attr_size;
-	struct perf_file_section attrs, data, event_types;
-	uint64_t features[4];
-};
+	for (cpu = 1; cpu >= 0; cpu--) {
+		write_rec_batch(w, batch[cpu], fill[cpu], with_addr);
+		for (i = 0; perf && i < fill[cpu]; i++)
+			write_perf_sample(perf, &batch[cpu][i], with_addr);
+	}
+	if (!rounds)
+		return;
+	if (tlr_write(w, TLR_ROUND, NULL, NULL, 0))
+		die("writing %s failed", "the recording");
+	if (perf) {
+		struct perf_event_header h = { .type = PERF_RECORD_FINISHED_ROUND,
+					       .size = sizeof(h) };
+
+		fwrite(&h, sizeof(h), 1, perf);
+	}
+}
 
 static FILE *perf_begin(const char *path, bool with_addr, const struct mapping *m,
 			int nr_maps)
@@ -424,12 +442,12 @@ int main(int argc, char **argv)
 	size_t fill[2] = { 0, 0 };
 	uint64_t repeat = 1, k = 0, rep, j, per_group_addr[MAX_GROUPS] = {};
 	struct tlr_writer *w;
-	bool with_addr = false;
+	bool with_addr = false, rounds = false;
 	FILE *perf = NULL;
 	char meta[512];
 	int c, g, nr_maps, i;
 
-	while ((c = getopt(argc, argv, "o:p:r:")) != -1) {
+	while ((c = getopt(argc, argv, "o:p:r:R")) != -1) {
 		switch (c) {
 		case 'o':
 			rec_path = optarg;
@@ -440,12 +458,15 @@ int main(int argc, char **argv)
 		case 'r':
 			repeat = strtoull(optarg, NULL, 0);
 			break;
+		case 'R':
+			rounds = true;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (!rec_path || optind != argc - 1) {
-		fprintf(stderr, "usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] SPEC\n");
+		fprintf(stderr, "usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] SPEC\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -499,18 +520,14 @@ int main(int argc, char **argv)
 					.cpu = (uint32_t)cpu,
 					.addr = groups[g].addr ? groups[g].addr + 64 * per_group_addr[g]++ : 0,
 				};
-				if (perf)
-					write_perf_sample(perf, s, with_addr);
 				if (fill[0] == BATCH) {
-					write_rec_batch(w, cpu_batch[1], fill[1], with_addr);
-					write_rec_batch(w, cpu_batch[0], fill[0], with_addr);
+					write_batches(w, perf, cpu_batch, fill, with_addr, rounds);
 					fill[0] = fill[1] = 0;
 				}
 			}
 		}
 	}
-	write_rec_batch(w, cpu_batch[1], fill[1], with_addr);
-	write_rec_batch(w, cpu_batch[0], fill[0], with_addr);
+	write_batches(w, perf, cpu_batch, fill, with_addr, rounds);
 	{
 		char end[128];
 		const void *parts[1] = { end };

@@ -179,6 +179,20 @@ TEST(launch_multi_thread_and_exit_status)
 	ASSERT_EQ(0, d.status);
 	ASSERT_EQ(4, field_ll(d.out, "threads")) TH_LOG("%s", d.out);
 	ASSERT_EQ(7, field_ll(d.out, "end.exit_status"));
+	/*
+	 * Four threads on two CPUs: the recorder marks rounds, and a report
+	 * merging the CPUs' batches by them finds nothing out of order.
+	 */
+	ASSERT_LE(2, field_ll(d.out, "rounds")) TH_LOG("%s", d.out);
+	{
+		char *report[] = { TAILOR, "report", "-l", "function", "-f", "folded", OUT, NULL };
+		struct run rep;
+
+		run(&rep, report);
+		ASSERT_EQ(0, rep.status) TH_LOG("report: %s", rep.err);
+		ASSERT_EQ(NULL, strstr(rep.err, "came after later ones")) TH_LOG("%s", rep.err);
+		ASSERT_NE(NULL, strstr(rep.out, "spin")) TH_LOG("%s", rep.out);
+	}
 }
 
 TEST(command_not_found)

@@ -9,16 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "check.h"
 #include "tailor/symbols.h"
-
-static int nr_tests, nr_failed;
-
-static void check(int ok, const char *name)
-{
-	nr_tests++;
-	nr_failed += !ok;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", nr_tests, name);
-}
 
 static int known_line;
 
@@ -53,50 +45,111 @@ static int add_own_mappings(struct symbolizer *s, uint32_t pid, char *exe,
 	return n;
 }
 
+static struct symbolizer *sym;
+static char exe[4096];
+static uint64_t ip;
+static struct sym_result first;
+
+static void maps_own_code(void)
+{
+	sym_lookup(sym, 42, ip, 100, &first);
+	check_int(first.status, ==, SYM_OK);
+	check_str(first.function, "known_function");
+	check_contains(first.file, "symbols_test.c");
+	check_uint(first.line, ==, (unsigned int)known_line);
+	check_str(first.path, exe);
+}
+
+static void caches(void)
+{
+	struct sym_result again;
+
+	sym_lookup(sym, 42, ip, 200, &again);
+	check(again.function == first.function);
+	check_uint(again.line, ==, first.line);
+	check_uint(again.address, ==, first.address);
+	check_uint(again.id, ==, first.id);
+}
+
+static void outside(void)
+{
+	struct sym_result r;
+
+	sym_lookup(sym, 43, ip, 100, &r);
+	check_int(r.status, ==, SYM_NO_MAPPING);
+	sym_lookup(sym, 42, 0x10, 100, &r);
+	check_int(r.status, ==, SYM_NO_MAPPING);
+}
+
+/* Code replaced at the same address: the time decides. */
+static void replaced(void)
+{
+	struct sym_result r;
+
+	check_int(sym_add_mapping(sym, 42, 1000, (uintptr_t)known_function & ~0xfffull,
+				  0x1000, 0, "/nonexistent/generated-q2.so"), ==, 0);
+	sym_lookup(sym, 42, ip, 999, &r);
+	check_int(r.status, ==, SYM_OK);
+	sym_lookup(sym, 42, ip, 1000, &r);
+	check_int(r.status, ==, SYM_NO_FILE);
+	check_str(r.path, "/nonexistent/generated-q2.so");
+	/* Earlier times still see the first mapping: the cache keeps time apart. */
+	sym_lookup(sym, 42, ip, 500, &r);
+	check_int(r.status, ==, SYM_OK);
+}
+
+/* A forked process has its parent's mappings from the fork on; an exec ends them. */
+static void fork_and_exec(void)
+{
+	struct sym_result r;
+
+	check_int(sym_fork(sym, 42, 7, 300), ==, 0);
+	sym_lookup(sym, 7, ip, 299, &r);
+	check_int(r.status, ==, SYM_OK);	/* began later: taken as a late side-band time */
+	sym_lookup(sym, 7, ip, 400, &r);
+	check_int(r.status, ==, SYM_OK);
+	check_str(r.function, "known_function");
+	/* What the parent mapped after the fork is not the child's. */
+	sym_lookup(sym, 7, ip, 1500, &r);
+	check_int(r.status, ==, SYM_OK);
+	sym_exec(sym, 7, 2000);
+	sym_lookup(sym, 7, ip, 2500, &r);
+	check_int(r.status, ==, SYM_NO_MAPPING);
+	sym_lookup(sym, 7, ip, 1999, &r);
+	check_int(r.status, ==, SYM_OK);
+	sym_lookup(sym, 42, ip, 2500, &r);
+	check_int(r.status, ==, SYM_NO_FILE);	/* the parent kept its own */
+}
+
+/* The symbolizer takes its mappings as events. */
+static void from_events(void)
+{
+	struct tev_consumer *c = sym_consumer(sym);
+	struct tev_mmap m = { .time = 50, .start = first.address ? (uintptr_t)known_function & ~0xfffull : 0,
+			      .len = 0x1000, .path = "/nonexistent/other.so", .pid = 99 };
+	struct tev_comm exec = { .time = 60, .name = "x", .pid = 99, .tid = 99, .exec = true };
+	struct sym_result r;
+
+	check_int(c->mmap(c, &m), ==, 0);
+	sym_lookup(sym, 99, ip, 55, &r);
+	check_int(r.status, ==, SYM_NO_FILE);
+	check_int(c->comm(c, &exec), ==, 0);
+	sym_lookup(sym, 99, ip, 65, &r);
+	check_int(r.status, ==, SYM_NO_MAPPING);
+}
+
 int main(void)
 {
-	struct symbolizer *s = sym_new();
-	uint64_t ip = (uintptr_t)known_function + 4;
-	struct sym_result r, again;
-	char exe[4096];
-	int ok;
-
-	printf("TAP version 13\n1..5\n");
+	sym = sym_new();
+	ip = (uintptr_t)known_function + 4;
 	known_function(1);
-	check(s && add_own_mappings(s, 42, exe, sizeof(exe)) > 0,
-	      "own mappings found");
-
-	sym_lookup(s, 42, ip, 100, &r);
-	ok = r.status == SYM_OK && r.function && !strcmp(r.function, "known_function") &&
-	     r.file && strstr(r.file, "symbols_test.c") && r.line == (unsigned int)known_line &&
-	     r.path && !strcmp(r.path, exe);
-	if (!ok)
-		printf("# status %d function %s file %s line %u (want %d)\n", r.status,
-		       r.function ? r.function : "-", r.file ? r.file : "-", r.line,
-		       known_line);
-	check(ok, "an IP maps to its function and source line");
-
-	sym_lookup(s, 42, ip, 200, &again);
-	check(again.function == r.function && again.line == r.line &&
-	      again.address == r.address, "a second lookup is the cached answer");
-
-	sym_lookup(s, 43, ip, 100, &r);
-	ok = r.status == SYM_NO_MAPPING;
-	sym_lookup(s, 42, 0x10, 100, &r);
-	ok &= r.status == SYM_NO_MAPPING;
-	check(ok, "IPs outside every mapping of the process are said so");
-
-	/* Code replaced at the same address: the time decides. */
-	sym_add_mapping(s, 42, 1000, (uintptr_t)known_function & ~0xfffull,
-			0x1000, 0, "/nonexistent/generated-q2.so");
-	sym_lookup(s, 42, ip, 999, &r);
-	ok = r.status == SYM_OK;
-	sym_lookup(s, 42, ip, 1000, &r);
-	ok &= r.status == SYM_NO_FILE && !strcmp(r.path, "/nonexistent/generated-q2.so");
-	check(ok, "the mapping in force at the sample's time is used");
-
-	sym_free(s);
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
-	       nr_tests - nr_failed, nr_failed);
-	return nr_failed ? 1 : 0;
+	TEST(check_int(add_own_mappings(sym, 42, exe, sizeof(exe)), >, 0), "own mappings found");
+	TEST(maps_own_code(), "an IP maps to its function and source line");
+	TEST(caches(), "a second lookup is the cached answer, with the same id");
+	TEST(outside(), "IPs outside every mapping of the process are said so");
+	TEST(replaced(), "the mapping in force at the sample's time is used");
+	TEST(fork_and_exec(), "a fork copies the parent's mappings, an exec ends them");
+	TEST(from_events(), "mmap and exec events drive the mappings");
+	sym_free(sym);
+	return test_done();
 }

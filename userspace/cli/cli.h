@@ -12,19 +12,12 @@
 #include <sys/types.h>
 #include "uapi/tailor.h"
 #include "tailor/recording.h"
+#include "usage.h"
 
-#define TAILOR_VERSION	"0.1"
+#define TAILOR_VERSION	"0.2"
 
-/* Exit codes of the tailor command (launch mode returns the target's). */
-#define EXIT_USAGE	2	/* bad option or value */
-
-int cmd_record(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_timeline(int argc, char **argv);
-
-/* Print "tailor: " + message to stderr. */
-void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern const struct cli_command cmd_record, cmd_dump, cmd_report, cmd_timeline,
+	cmd_completion;
 
 /* ---- device.c: the /dev/tailor session ---- */
 

@@ -3,34 +3,47 @@
  * tailor dump: what a recording holds, and whether it is whole.  Every
  * line is "key: value" so scripts and tests can read it too.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "tailor/profile.h"
+#include "tailor/x86_regs.h"
 
-#define EXIT_CUT_SHORT	3
+static int run_dump(const struct cli_command *cmd, int argc, char **argv);
 
-static const char dump_usage[] =
-"usage: tailor dump [options] [-i] FILE\n"
-"\n"
-"Print a recording's header (host, event, sampling source, TSC facts),\n"
-"what it contains (samples per thread, executable mappings, side-band),\n"
-"how it ended, and whether it is complete.\n"
-"\n"
-"  -i, --input FILE    the recording (default tailor.rec)\n"
-"      --samples N     also print the first N samples, their captured\n"
-"                      registers by name (in a kernel sample of the\n"
-"                      software clock, the user registers at kernel\n"
-"                      entry: rip is where the thread entered)\n"
-"      --mmaps         also print every executable mapping\n"
-"  -h, --help          this text\n"
-"\n"
-"Exit status: 0 complete, 3 readable but cut short (no END record, or a\n"
-"damaged tail), 1 not readable, 2 bad options.\n";
+enum { OPT_SAMPLES = OPT_LONG_ONLY, OPT_MMAPS };
+
+static const struct cli_option dump_options[] = {
+	{ .id = 'i', .name = "input", .arg = "FILE",
+	  .help = "the recording (default tailor.rec)",
+	  .complete = "@file" },
+	{ .id = OPT_SAMPLES, .name = "samples", .arg = "N",
+	  .help = "also print the first N samples, their captured\n"
+		  "registers by name (in a kernel sample of the\n"
+		  "software clock, the user registers at kernel\n"
+		  "entry: rip is where the thread entered)" },
+	{ .id = OPT_MMAPS, .name = "mmaps",
+	  .help = "also print every executable mapping" },
+	{ .id = 'h', .name = "help",
+	  .help = "this text" },
+	{ 0 }
+};
+
+const struct cli_command cmd_dump = {
+	.name = "dump",
+	.summary = "print what a recording holds, and whether it is complete",
+	.synopsis = "usage: tailor dump [options] [-i] FILE",
+	.description = "Print a recording's header (host, event, sampling source, TSC facts),\n"
+		       "what it contains (samples per thread, executable mappings, side-band),\n"
+		       "how it ended, and whether it is complete.",
+	.options = dump_options,
+	.epilogue = "Exit status: 0 complete, 3 readable but cut short (no END record, or a\n"
+		    "damaged tail), 1 not readable, 2 bad options.\n",
+	.run = run_dump,
+};
 
 struct thread_count {
 	uint32_t pid, tid;
@@ -38,7 +51,7 @@ struct thread_count {
 };
 
 struct dump_state {
-	uint64_t samples, batches, mmaps, comms, tasks, unknown;
+	uint64_t samples, batches, mmaps, comms, tasks, rounds, unknown;
 	uint64_t first_tsc, last_tsc;
 	uint64_t regs_mask;
 	struct thread_count *threads;
@@ -101,7 +114,7 @@ static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
 		if (!(regs_mask >> reg & 1))
 			continue;
 		if (TAILOR_REGS_CAPTURABLE >> reg & 1)
-			printf(" %s=0x%" PRIx64, prof_register_name(reg), (uint64_t)s->regs[i]);
+			printf(" %s=0x%" PRIx64, x86_register_name(reg), (uint64_t)s->regs[i]);
 		else
 			printf(" reg%d=0x%" PRIx64, reg, (uint64_t)s->regs[i]);
 		i++;
@@ -166,6 +179,9 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 		d->have_end = true;
 		print_text("end", rec);
 		break;
+	case TLR_ROUND:
+		d->rounds++;
+		break;
 	default:
 		d->unknown++;
 	}
@@ -178,17 +194,10 @@ static int cmp_threads(const void *a, const void *b)
 	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
 }
 
-int cmd_dump(int argc, char **argv)
+static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "samples", required_argument, NULL, 's' },
-		{ "mmaps", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	struct dump_state d = {};
-	const char *path = "tailor.rec";
+	const char *path = "tailor.rec", *val;
 	struct tlr_record rec;
 	struct tlr_reader *r;
 	char err[512], *end;
@@ -196,45 +205,35 @@ int cmd_dump(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
+	while ((c = usage_next(cmd, argc, argv, &val)) != OPT_END) {
 		switch (c) {
 		case 'i':
-			path = optarg;
+			path = val;
 			break;
-		case 's':
-			d.print_samples = strtoull(optarg, &end, 10);
-			if (*end || *optarg < '0' || *optarg > '9') {
-				err_msg("dump: invalid value '%s' for --samples: expected a number", optarg);
-				return EXIT_USAGE;
-			}
+		case OPT_SAMPLES:
+			d.print_samples = strtoull(val, &end, 10);
+			if (*end || *val < '0' || *val > '9')
+				return usage_error(cmd, "invalid value '%s' for --samples: expected a number",
+						   val);
 			break;
-		case 'm':
+		case OPT_MMAPS:
 			d.print_mmaps = true;
 			break;
 		case 'h':
-			fputs(dump_usage, stdout);
-			return 0;
-		case ':':
-			err_msg("dump: option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
+			usage_print(cmd, stdout);
+			return EXIT_OK;
 		default:
-			err_msg("dump: unknown option '%s'; see 'tailor dump --help'",
-				argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		path = argv[optind++];
-	if (optind < argc) {
-		err_msg("dump: one recording at a time ('%s' is extra)", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return usage_error(cmd, "one recording at a time ('%s' is extra)", argv[optind]);
 
 	r = tlr_reader_open(path, err, sizeof(err));
 	if (!r) {
-		err_msg("%s: %s", path, err);
-		return 1;
+		return cmd_fail(cmd, "%s: %s", path, err);
 	}
 	printf("file: %s\nsize: %lld\n", path,
 	       stat(path, &st) ? -1LL : (long long)st.st_size);
@@ -242,25 +241,27 @@ int cmd_dump(int argc, char **argv)
 		take_record(&d, &rec);
 
 	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\nmmaps: %" PRIu64
-	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nunknown_records: %" PRIu64 "\n",
-	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.unknown);
+	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nrounds: %" PRIu64
+	       "\nunknown_records: %" PRIu64 "\n",
+	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.rounds, d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);
-	qsort(d.threads, d.nr_threads, sizeof(*d.threads), cmp_threads);
+	if (d.nr_threads)
+		qsort(d.threads, d.nr_threads, sizeof(*d.threads), cmp_threads);
 	printf("threads: %zu\n", d.nr_threads);
 	for (i = 0; i < d.nr_threads && i < 16; i++)
 		printf("thread: pid=%u tid=%u samples=%" PRIu64 "\n", d.threads[i].pid,
 		       d.threads[i].tid, d.threads[i].samples);
 	if (ret < 0) {
 		printf("status: cut short: %s\n", tlr_reader_error(r));
-		ret = EXIT_CUT_SHORT;
+		ret = EXIT_CUT;
 	} else if (!d.have_end) {
 		printf("status: cut short: no END record; recording was interrupted before it could finish (killed, crashed, or out of disk) after %" PRIu64 " samples\n",
 		       d.samples);
-		ret = EXIT_CUT_SHORT;
+		ret = EXIT_CUT;
 	} else {
 		printf("status: complete\n");
-		ret = 0;
+		ret = EXIT_OK;
 	}
 	free(d.threads);
 	tlr_reader_close(r);

@@ -1,60 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* tailor: the collector's entry point and subcommand dispatch. */
-#include <stdarg.h>
+/* tailor: the entry point, and the table of its commands. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
-static const char usage[] =
-"usage: tailor <command> [options]\n"
-"\n"
-"Tailored Profiling for compiling dataflow systems: samples carry the IP,\n"
-"a raw TSC and the tag register, so profiles map back to operators.\n"
-"\n"
-"commands:\n"
-"  record   profile a command, a process or all CPUs into a recording\n"
-"  dump     print what a recording holds, and whether it is complete\n"
-"  report   attribute samples to operators, pipelines, functions, lines:\n"
-"           cost table, plan tree, annotated source, timeline, memory\n"
-"  timeline operator activity over time (report --view timeline)\n"
-"\n"
-"'tailor <command> --help' describes each command's options.\n";
+const struct cli_command *const commands[] = {
+	&cmd_record, &cmd_dump, &cmd_report, &cmd_timeline, &cmd_completion, NULL,
+};
 
-void err_msg(const char *fmt, ...)
+static void print_usage(FILE *out)
 {
-	va_list ap;
+	const struct cli_command *const *c;
 
-	fputs("tailor: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	fputs("usage: tailor <command> [options]\n"
+	      "\n"
+	      "Tailored Profiling for compiling dataflow systems: samples carry the IP,\n"
+	      "a raw TSC and the tag register, so profiles map back to operators.\n"
+	      "\n"
+	      "commands:\n", out);
+	for (c = commands; *c; c++)
+		fprintf(out, "  %-11s%s\n", (*c)->name, (*c)->summary);
+	fputs("\n'tailor <command> --help' describes each command's options.\n", out);
 }
+
+static int run_completion(const struct cli_command *cmd, int argc, char **argv)
+{
+	const char *value;
+	int c;
+
+	while ((c = usage_next(cmd, argc, argv, &value)) != OPT_END) {
+		if (c == OPT_ERROR)
+			return EXIT_USAGE;
+		usage_print(cmd, stdout);
+		return EXIT_OK;
+	}
+	if (optind + 1 != argc || strcmp(argv[optind], "bash"))
+		return usage_error(cmd, "say which shell: 'tailor completion bash'");
+	usage_completion_bash(stdout);
+	return fflush(stdout) ? cmd_fail(cmd, "writing the script failed") : EXIT_OK;
+}
+
+static const struct cli_option completion_options[] = {
+	{ .id = 'h', .name = "help",
+	  .help = "this text" },
+	{ 0 }
+};
+
+const struct cli_command cmd_completion = {
+	.name = "completion",
+	.summary = "a shell completion script: eval \"$(tailor completion bash)\"",
+	.synopsis = "usage: tailor completion bash",
+	.description = "Print a bash completion script for every tailor command, its options\n"
+		       "and their values.  Install it with\n"
+		       "  tailor completion bash > /etc/bash_completion.d/tailor",
+	.options = completion_options,
+	.run = run_completion,
+};
 
 int main(int argc, char **argv)
 {
+	const struct cli_command *const *c;
+
 	if (argc < 2) {
-		fputs(usage, stderr);
+		print_usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
-		fputs(usage, stdout);
-		return 0;
+		print_usage(stdout);
+		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("tailor %s (recording format %d, module ABI %d)\n",
 		       TAILOR_VERSION, TLR_VERSION, TAILOR_ABI_VERSION);
-		return 0;
+		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "dump"))
-		return cmd_dump(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "timeline"))
-		return cmd_timeline(argc - 1, argv + 1);
+	for (c = commands; *c; c++)
+		if (!strcmp(argv[1], (*c)->name))
+			return (*c)->run(*c, argc - 1, argv + 1);
 	err_msg("unknown command '%s'; see 'tailor --help'", argv[1]);
 	return EXIT_USAGE;
 }

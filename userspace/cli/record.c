@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
@@ -26,7 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
-#include "tailor/profile.h"
+#include "tailor/x86_regs.h"
 
 #define READ_BUF_BYTES		(1u << 20)
 #define DEFAULT_FREQ		4000
@@ -34,50 +33,82 @@
 #define POLL_MS			100
 #define STATUS_MS		500
 
-static const char record_usage[] =
-"usage: tailor record [options] -- COMMAND [ARGS...]\n"
-"       tailor record [options] -p PID\n"
-"       tailor record [options] -a\n"
-"\n"
-"Sample a command (launched, with all its threads), a running process\n"
-"(-p) or every CPU (-a) through tailor.ko and write a recording.\n"
-"\n"
-"  -e, --event EVENT     what to sample on: a PEBS event named as perf or\n"
-"                        libpfm4 name it (cycles, instructions,\n"
-"                        INST_RETIRED.PREC_DIST, MEM_INST_RETIRED.ALL_LOADS),\n"
-"                        a raw encoding (r01c0), or cpu-clock for the\n"
-"                        software clock.  Default: cycles where PEBS\n"
-"                        exists, else the software clock.\n"
-"  -c, --period N        a sample every N events (PEBS) or every N ns\n"
-"                        (software clock)\n"
-"  -F, --freq HZ         a sample HZ times a second (default 4000;\n"
-"                        at most 100000).  Not with -c.\n"
-"      --source SOURCE   auto (default: PEBS where the CPU has it, else the\n"
-"                        software clock), pebs, or timer\n"
-"      --precise N       PEBS precise level, 1..3 (default 2)\n"
-"      --regs LIST       registers to capture with every sample, comma\n"
-"                        separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15,\n"
-"                        rip, or none.  A kernel sample of the software\n"
-"                        clock holds the user registers at kernel entry;\n"
-"                        its rip is where the thread entered.  Default: r15,\n"
-"                        the tag register, and with the software clock and\n"
-"                        kernel samples, rip too, which lets report charge\n"
-"                        kernel work to the code that entered the kernel.\n"
-"      --data-addr       capture the data address (PEBS memory events)\n"
-"      --filter WHAT     user, kernel or all (default all; kernel samples\n"
-"                        need root)\n"
-"  -p, --pid PID         attach to a running process and all its threads\n"
-"  -a, --all-cpus        sample every CPU (needs root)\n"
-"  -o, --output FILE     the recording (default tailor.rec)\n"
-"      --duration SEC    stop after SEC seconds (a launched command then\n"
-"                        runs on unsampled)\n"
-"      --ring-records N  per-CPU ring size in samples (default 32768)\n"
-"  -q, --quiet           no live status line, no summary\n"
-"  -h, --help            this text\n"
-"\n"
-"In launch mode tailor exits with the command's exit status.  Ctrl-C or\n"
-"SIGTERM stop recording, pass the signal on to a launched command, and\n"
-"leave a complete file; 'tailor dump' shows what a recording holds.\n";
+enum {
+	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
+	OPT_DURATION, OPT_RING,
+};
+
+static const struct cli_option record_options[] = {
+	{ .id = 'e', .name = "event", .arg = "EVENT",
+	  .help = "what to sample on: a PEBS event named as perf or\n"
+		  "libpfm4 name it (cycles, instructions,\n"
+		  "INST_RETIRED.PREC_DIST, MEM_INST_RETIRED.ALL_LOADS),\n"
+		  "a raw encoding (r01c0), or cpu-clock for the\n"
+		  "software clock.  Default: cycles where PEBS\n"
+		  "exists, else the software clock.",
+	  .complete = "cycles instructions cpu-clock INST_RETIRED.PREC_DIST MEM_INST_RETIRED.ALL_LOADS" },
+	{ .id = 'c', .name = "period", .arg = "N",
+	  .help = "a sample every N events (PEBS) or every N ns\n(software clock)" },
+	{ .id = 'F', .name = "freq", .arg = "HZ",
+	  .help = "a sample HZ times a second (default 4000;\nat most 100000).  Not with -c." },
+	{ .id = OPT_SOURCE, .name = "source", .arg = "SOURCE",
+	  .help = "auto (default: PEBS where the CPU has it, else the\n"
+		  "software clock), pebs, or timer",
+	  .complete = "auto pebs timer" },
+	{ .id = OPT_PRECISE, .name = "precise", .arg = "N",
+	  .help = "PEBS precise level, 1..3 (default 2)",
+	  .complete = "1 2 3" },
+	{ .id = OPT_REGS, .name = "regs", .arg = "LIST",
+	  .help = "registers to capture with every sample, comma\n"
+		  "separated: rax rbx rcx rdx rsi rdi rbp rsp r8..r15,\n"
+		  "rip, or none.  A kernel sample of the software\n"
+		  "clock holds the user registers at kernel entry;\n"
+		  "its rip is where the thread entered.  Default: r15,\n"
+		  "the tag register, and with the software clock and\n"
+		  "kernel samples, rip too, which lets report charge\n"
+		  "kernel work to the code that entered the kernel.",
+	  .complete = "r15 r15,rip none rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 rip" },
+	{ .id = OPT_DATA_ADDR, .name = "data-addr",
+	  .help = "capture the data address (PEBS memory events)" },
+	{ .id = OPT_FILTER, .name = "filter", .arg = "WHAT",
+	  .help = "user, kernel or all (default all; kernel samples\nneed root)",
+	  .complete = "user kernel all" },
+	{ .id = 'p', .name = "pid", .arg = "PID",
+	  .help = "attach to a running process and all its threads" },
+	{ .id = 'a', .name = "all-cpus",
+	  .help = "sample every CPU (needs root)" },
+	{ .id = 'o', .name = "output", .arg = "FILE",
+	  .help = "the recording (default tailor.rec)",
+	  .complete = "@file" },
+	{ .id = OPT_DURATION, .name = "duration", .arg = "SEC",
+	  .help = "stop after SEC seconds (a launched command then\nruns on unsampled)" },
+	{ .id = OPT_RING, .name = "ring-records", .arg = "N",
+	  .help = "per-CPU ring size in samples (default 32768)" },
+	{ .id = 'q', .name = "quiet",
+	  .help = "no live status line, no summary" },
+	{ .id = 'h', .name = "help",
+	  .help = "this text" },
+	{ 0 }
+};
+
+static int run_record(const struct cli_command *cmd, int argc, char **argv);
+
+const struct cli_command cmd_record = {
+	.name = "record",
+	.summary = "profile a command, a process or all CPUs into a recording",
+	.synopsis = "usage: tailor record [options] -- COMMAND [ARGS...]\n"
+		    "       tailor record [options] -p PID\n"
+		    "       tailor record [options] -a",
+	.description = "Sample a command (launched, with all its threads), a running process\n"
+		       "(-p) or every CPU (-a) through tailor.ko and write a recording.",
+	.options = record_options,
+	.epilogue = "In launch mode tailor exits with the command's exit status.  Ctrl-C or\n"
+		    "SIGTERM stop recording, pass the signal on to a launched command, and\n"
+		    "leave a complete file; 'tailor dump' shows what a recording holds.\n"
+		    "Other exit status: 1 the device or the output failed, 2 bad options.\n",
+	.run = run_record,
+	.options_first = true,
+};
 
 struct record_opts {
 	const char *event;
@@ -107,7 +138,7 @@ static void on_stop_signal(int sig)
 
 static int bad_value(const char *opt, const char *val, const char *expected)
 {
-	err_msg("record: invalid value '%s' for %s: expected %s", val, opt, expected);
+	usage_error(&cmd_record, "invalid value '%s' for %s: expected %s", val, opt, expected);
 	return -1;
 }
 
@@ -145,11 +176,11 @@ static int parse_regs(const char *val, struct record_opts *o)
 	o->no_regs = false;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		/* The capturable registers, by their full names only. */
-		reg = prof_register_number(tok);
+		reg = x86_register_number(tok);
 		if (reg < 0 || !(TAILOR_REGS_CAPTURABLE >> reg & 1) ||
-		    strcmp(tok, prof_register_name(reg))) {
-			err_msg("record: unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, rip, or none",
-				tok);
+		    strcmp(tok, x86_register_name(reg))) {
+			usage_error(&cmd_record, "unknown register '%s' in --regs: use rax rbx rcx rdx rsi rdi rbp rsp r8..r15, rip, or none",
+				    tok);
 			return -1;
 		}
 		o->regs_mask |= 1ull << reg;
@@ -159,31 +190,10 @@ static int parse_regs(const char *val, struct record_opts *o)
 	return 0;
 }
 
-enum {
-	OPT_SOURCE = 256, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
-	OPT_DURATION, OPT_RING,
-};
-
+/* 0, 1 after --help, -1 on a bad option (reported). */
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "period", required_argument, NULL, 'c' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "precise", required_argument, NULL, OPT_PRECISE },
-		{ "regs", required_argument, NULL, OPT_REGS },
-		{ "data-addr", no_argument, NULL, OPT_DATA_ADDR },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "ring-records", required_argument, NULL, OPT_RING },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	const char *val;
 	uint64_t v;
 	char *end;
 	int c;
@@ -191,54 +201,53 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->source = -1;
 	o->output = DEFAULT_OUTPUT;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:p:ao:qh", longopts, NULL)) != -1) {
+	while ((c = usage_next(&cmd_record, argc, argv, &val)) != OPT_END) {
 		switch (c) {
 		case 'e':
-			o->event = optarg;
+			o->event = val;
 			break;
 		case 'c':
-			if (parse_u64("-c/--period", optarg, 1, (1ull << 62), &o->period))
+			if (parse_u64("-c/--period", val, 1, (1ull << 62), &o->period))
 				return -1;
 			break;
 		case 'F':
-			if (parse_u64("-F/--freq", optarg, 1, TAILOR_MAX_FREQ, &o->freq))
+			if (parse_u64("-F/--freq", val, 1, TAILOR_MAX_FREQ, &o->freq))
 				return -1;
 			break;
 		case OPT_SOURCE:
-			if (!strcmp(optarg, "auto"))
+			if (!strcmp(val, "auto"))
 				o->source = TAILOR_SOURCE_AUTO;
-			else if (!strcmp(optarg, "pebs"))
+			else if (!strcmp(val, "pebs"))
 				o->source = TAILOR_SOURCE_PEBS;
-			else if (!strcmp(optarg, "timer"))
+			else if (!strcmp(val, "timer"))
 				o->source = TAILOR_SOURCE_TIMER;
 			else
-				return bad_value("--source", optarg, "auto, pebs or timer");
+				return bad_value("--source", val, "auto, pebs or timer");
 			break;
 		case OPT_PRECISE:
-			if (parse_u64("--precise", optarg, 1, 3, &v))
+			if (parse_u64("--precise", val, 1, 3, &v))
 				return -1;
 			o->precise = v;
 			break;
 		case OPT_REGS:
-			if (parse_regs(optarg, o))
+			if (parse_regs(val, o))
 				return -1;
 			break;
 		case OPT_DATA_ADDR:
 			o->data_addr = true;
 			break;
 		case OPT_FILTER:
-			if (!strcmp(optarg, "user"))
+			if (!strcmp(val, "user"))
 				o->filter_flags = TAILOR_CFG_EXCLUDE_KERNEL;
-			else if (!strcmp(optarg, "kernel"))
+			else if (!strcmp(val, "kernel"))
 				o->filter_flags = TAILOR_CFG_EXCLUDE_USER;
-			else if (!strcmp(optarg, "all"))
+			else if (!strcmp(val, "all"))
 				o->filter_flags = 0;
 			else
-				return bad_value("--filter", optarg, "user, kernel or all");
+				return bad_value("--filter", val, "user, kernel or all");
 			break;
 		case 'p':
-			if (parse_u64("-p/--pid", optarg, 1, (1u << 22) - 1, &v))
+			if (parse_u64("-p/--pid", val, 1, (1u << 22) - 1, &v))
 				return -1;
 			o->pid = v;
 			break;
@@ -246,19 +255,19 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->all_cpus = true;
 			break;
 		case 'o':
-			if (!*optarg)
-				return bad_value("-o/--output", optarg, "a file name");
-			o->output = optarg;
+			if (!*val)
+				return bad_value("-o/--output", val, "a file name");
+			o->output = val;
 			break;
 		case OPT_DURATION:
 			errno = 0;
-			o->duration = strtod(optarg, &end);
+			o->duration = strtod(val, &end);
 			if (errno || *end || !(o->duration > 0) || o->duration > 1e7)
-				return bad_value("--duration", optarg,
+				return bad_value("--duration", val,
 						 "a number of seconds greater than 0");
 			break;
 		case OPT_RING:
-			if (parse_u64("--ring-records", optarg, 2, 1u << 22, &v))
+			if (parse_u64("--ring-records", val, 2, 1u << 22, &v))
 				return -1;
 			o->ring_records = v;
 			break;
@@ -266,30 +275,20 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->quiet = true;
 			break;
 		case 'h':
-			fputs(record_usage, stdout);
-			exit(0);
-		case ':':
-			err_msg("record: option '%s' needs a value; see 'tailor record --help'",
-				argv[optind - 1]);
-			return -1;
+			usage_print(&cmd_record, stdout);
+			return 1;
 		default:
-			if (optopt)
-				err_msg("record: unknown option '-%c'; see 'tailor record --help'",
-					optopt);
-			else
-				err_msg("record: unknown option '%s'; see 'tailor record --help'",
-					argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc)
 		o->command = argv + optind;
 	if (o->period && o->freq) {
-		err_msg("record: -c/--period and -F/--freq exclude each other");
+		usage_error(&cmd_record, "-c/--period and -F/--freq exclude each other");
 		return -1;
 	}
 	if (!!o->command + !!o->pid + o->all_cpus != 1) {
-		err_msg("record: say what to profile: a command after '--', -p PID, or -a (exactly one)");
+		usage_error(&cmd_record, "say what to profile: a command after '--', -p PID, or -a (exactly one)");
 		return -1;
 	}
 	if (!o->period && !o->freq)
@@ -568,14 +567,16 @@ static int write_meta(struct recorder *r, pid_t target)
 /*
  * What /dev/tailor has now, at most READS_PER_PULL buffers so that a disk
  * slower than the samples cannot starve signals, the time limit and the
- * side-band: 0 at end of stream, 1 if more may come, -errno.
+ * side-band: 0 at end of stream, 1 if more may come, -errno.  *@drained:
+ * every CPU's ring was read to empty (a short read, or nothing to read).
  */
 #define READS_PER_PULL	16
 
-static int pull_samples(struct recorder *r)
+static int pull_samples(struct recorder *r, bool *drained)
 {
 	int reads;
 
+	*drained = false;
 	for (reads = 0; reads < READS_PER_PULL; reads++) {
 		struct tlr_samples hdr = { .record_size = r->cfg.record_size };
 		ssize_t n = read(r->fd, r->buf, READ_BUF_BYTES);
@@ -584,13 +585,19 @@ static int pull_samples(struct recorder *r)
 		int err;
 
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+			if (errno == EINTR)
 				return 1;
+			if (errno == EAGAIN) {
+				*drained = true;
+				return 1;
+			}
 			err_msg("reading samples: %s", strerror(errno));
 			return -1;
 		}
-		if (n == 0)
+		if (n == 0) {
+			*drained = true;
 			return 0;
+		}
 		hdr.count = n / hdr.record_size;
 		parts[0] = &hdr;
 		parts[1] = r->buf;
@@ -600,8 +607,10 @@ static int pull_samples(struct recorder *r)
 		if (err)
 			return err;
 		r->samples += hdr.count;
-		if ((size_t)n < READ_BUF_BYTES)
+		if ((size_t)n < READ_BUF_BYTES) {
+			*drained = true;
 			return 1;
+		}
 	}
 	return 1;
 }
@@ -638,6 +647,7 @@ static int record_loop(struct recorder *r)
 	uint64_t next_status = r->start_ns + STATUS_MS * 1000000ull;
 	struct pollfd pfd[65];
 	int nfd, i, more, err;
+	bool drained;
 	int sbfds[64];
 
 	nfd = r->sb ? sideband_fds(r->sb, sbfds, 64) : 0;
@@ -657,11 +667,21 @@ static int record_loop(struct recorder *r)
 		for (i = 1; i <= nfd; i++)
 			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
 				pfd[i].fd = -1;
-		more = pull_samples(r);
+		more = pull_samples(r, &drained);
 		if (more < 0)
 			return more;
 		if (r->sb) {
 			err = sideband_drain(r->sb, r->w);
+			if (err)
+				return err;
+		}
+		/*
+		 * Every source read to empty: nothing after the next round mark
+		 * can be older than what came before this one, and a reader may
+		 * deliver it in order without holding more (perf's FINISHED_ROUND).
+		 */
+		if (drained) {
+			err = tlr_write(r->w, TLR_ROUND, NULL, NULL, 0);
 			if (err)
 				return err;
 		}
@@ -730,10 +750,11 @@ static int finish(struct recorder *r, int exit_code)
 	struct tailor_stats st = {};
 	char end[1024];
 	int err, werr, more;
+	bool drained;
 
 	ioctl(r->fd, TAILOR_IOC_STOP);
 	/* Stopped: reads return the rest, then 0. */
-	while ((more = pull_samples(r)) > 0)
+	while ((more = pull_samples(r, &drained)) > 0)
 		;
 	err = more < 0;
 	if (r->sb)
@@ -811,7 +832,7 @@ static void install_stop_handlers(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-int cmd_record(int argc, char **argv)
+static int run_record(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct record_opts o;
 	struct recorder r = { .o = &o, .fd = -1 };
@@ -819,13 +840,16 @@ int cmd_record(int argc, char **argv)
 	pid_t target;
 	int exit_code = -1, ret = 1, loop_err;
 
-	if (parse_args(argc, argv, &o))
-		return EXIT_USAGE;
+	(void)cmd;
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = EXIT_FAIL;
 	if (event_resolve(o.event, &r.ev))
-		return 1;
+		return EXIT_FAIL;
 	r.fd = device_open();
 	if (r.fd < 0)
-		return 1;
+		return EXIT_FAIL;
 	if (device_info(r.fd, &r.info))
 		goto out;
 	r.buf = malloc(READ_BUF_BYTES);
@@ -892,7 +916,7 @@ int cmd_record(int argc, char **argv)
 			l.pid = 0;
 		}
 	}
-	ret = finish(&r, exit_code) || loop_err ? 1 : 0;
+	ret = finish(&r, exit_code) || loop_err ? EXIT_FAIL : EXIT_OK;
 	/* After --duration the command ran on; its status is still ours. */
 	if (l.pid > 0) {
 		exit_code = wait_command(l.pid);

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tailor report / tailor timeline: options, inputs, and the one pass over
- * the samples that feeds every view.
+ * tailor report / tailor timeline: options, inputs, the one aggregation
+ * pass, and where its view or profile goes.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,85 +11,186 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
-#include "../lib/grow.h"
 #include "tailor/dictionary_reader.h"
 #include "tailor/symbols.h"
+#include "tailor/x86_regs.h"
 
 #define MAX_DICTS	64
+#define MAX_STACK	16
+#define PROGRESS_SAMPLES	(4u << 20)
 
-static const char report_usage[] =
-"usage: tailor report [options] [-i FILE]\n"
-"       tailor timeline [options] [-i FILE]     (report --view timeline)\n"
-"\n"
-"Attribute the samples of a recording to the components of an abstraction\n"
-"level -- operators, pipelines, or any level a Tagging Dictionary declares\n"
-"-- and print a view of them.  Each sample's IP is symbolized through the\n"
-"recorded mappings and DWARF to a source line; the dictionary's links lead\n"
-"from the line up to the level; samples in shared code are attributed by\n"
-"the tag register they captured.  What neither reaches is reported as\n"
-"such: [kernel], the object it ran in ([libc.so.6]), [unknown], with the\n"
-"reason counted in the notes.\n"
-"\n"
-"input:\n"
-"  -i, --input FILE      a tailor recording, or a perf.data written by\n"
-"                        perf record --intr-regs=r15 (default tailor.rec)\n"
-"  -d, --dict FILE       a Tagging Dictionary (repeatable: one per query)\n"
-"      --tag-register R  the register holding tags (default: the\n"
-"                        dictionary's tag-register line, else r15)\n"
-"      --kernel-apart    keep every kernel sample in [kernel].  By default\n"
-"                        a kernel sample of the software clock, which holds\n"
-"                        the user registers at kernel entry, goes to the\n"
-"                        component linked to the code the thread entered\n"
-"                        from (with rip recorded), else to the one its tag\n"
-"                        names: kernel work on their behalf, such as page\n"
-"                        faults in a hash table\n"
-"      --tsc-khz N       TSC frequency for a perf.data on the raw-TSC clock\n"
-"                        (default: tailor.ko's measurement, if loaded)\n"
-"\n"
-"what to show:\n"
-"  -l, --level L         operator, pipeline, ... (a dictionary level),\n"
-"                        function, line or instruction (default: operator\n"
-"                        if a dictionary has it, else its highest level,\n"
-"                        else function)\n"
-"  -v, --view V          table (default): cost per component;\n"
-"                        plan: the plan tree with each component's share;\n"
-"                        source: the source annotated per line with its\n"
-"                        share and owner; timeline: activity over time;\n"
-"                        memory: data addresses over time per component\n"
-"  -f, --format F        text (default), csv or json\n"
-"  -b, --bucket T        timeline bucket width, e.g. 500us, 1ms (default:\n"
-"                        about 40 buckets over the window)\n"
-"      --top N           rows in text tables (default 25; 0: all)\n"
-"      --source-file S   source view: only files whose path contains S\n"
-"      --html FILE       also write a self-contained HTML report (table,\n"
-"                        plan, timeline and memory plots, annotated source)\n"
-"      --svg FILE        also write the timeline plot as SVG\n"
-"\n"
-"filters:\n"
-"      --time FROM:TO    only samples in this window since the first sample\n"
-"                        (e.g. 10ms:250ms, :1s, 2s:)\n"
-"      --tid LIST        only these threads (comma-separated)\n"
-"      --pid LIST        only these processes\n"
-"  -h, --help            this text\n"
-"\n"
-"Durations take ns, us, ms or s.  Exit status: 0 done, 1 input unreadable,\n"
-"2 bad options, 3 done but the recording was cut short.\n";
+const struct view *const views[] = {
+	&view_table, &view_plan, &view_source, &view_timeline, &view_memory, NULL,
+};
 
-double report_share(const struct report *r, uint64_t samples)
+/* The --view and --format values, from their tables. */
+static const char *const *view_names(void)
 {
-	return r->total ? 100.0 * (double)samples / (double)r->total : 0.0;
+	static const char *names[16];
+	int i;
+
+	for (i = 0; views[i] && i < 15; i++)
+		names[i] = views[i]->name;
+	return names;
 }
 
-uint64_t report_attributed(const struct report *r)
+static const char *const *format_names(void)
 {
-	uint64_t n = 0;
-	size_t i;
+	static const char *names[16];
+	int i;
 
-	for (i = 0; i < attr_nr_rows(r->attr); i++)
-		if (attr_row_attributed(attr_row(r->attr, i)))
-			n += report_row_samples(r, i);
-	return n;
+	for (i = 0; exporters[i] && i < 15; i++)
+		names[i] = exporters[i]->name;
+	return names;
 }
+
+enum {
+	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
+	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK,
+};
+
+static const struct cli_option report_options[] = {
+	{ .id = 'i', .name = "input", .arg = "FILE",
+	  .help = "a tailor recording, or a perf.data written by\n"
+		  "perf record --intr-regs=r15 (default tailor.rec)",
+	  .complete = "@file",
+	  .section = "input" },
+	{ .id = 'd', .name = "dict", .arg = "FILE",
+	  .help = "a Tagging Dictionary (repeatable: one per query)",
+	  .complete = "@file" },
+	{ .id = OPT_TAG_REGISTER, .name = "tag-register", .arg = "R",
+	  .help = "the register holding tags (default: the\n"
+		  "dictionary's tag-register line, else r15)",
+	  .complete = "r15 r14 r13 r12 rbx rbp" },
+	{ .id = OPT_KERNEL_APART, .name = "kernel-apart",
+	  .help = "keep every kernel sample in [kernel].  By default\n"
+		  "a kernel sample of the software clock, which holds\n"
+		  "the user registers at kernel entry, goes to the\n"
+		  "component linked to the code the thread entered\n"
+		  "from (with rip recorded), else to the one its tag\n"
+		  "names: kernel work on their behalf, such as page\n"
+		  "faults in a hash table" },
+	{ .id = OPT_TSC_KHZ, .name = "tsc-khz", .arg = "N|module",
+	  .help = "TSC frequency in kHz for a file whose times are raw\n"
+		  "TSC ticks and that carries none (a perf.data of\n"
+		  "perf record -k 12); 'module' reads the one tailor.ko\n"
+		  "measured on this host.  A recording carries its own;\n"
+		  "nothing is read from the host unless asked.",
+	  .complete = "module" },
+	{ .id = 'l', .name = "level", .arg = "L",
+	  .help = "operator, pipeline, ... (a dictionary level),\n"
+		  "function, line or instruction (default: operator\n"
+		  "if a dictionary has it, else its highest level,\n"
+		  "else function)",
+	  .complete = "operator pipeline query task function line instruction",
+	  .section = "what to show" },
+	{ .id = 'v', .name = "view", .arg = "V",
+	  .help = "table (default): cost per component;\n"
+		  "plan: the plan tree with each component's share;\n"
+		  "source: the source annotated per line with its\n"
+		  "share and owner; timeline: activity over time;\n"
+		  "memory: data addresses over time per component",
+	  .choices = view_names },
+	{ .id = 'f', .name = "format", .arg = "F",
+	  .help = "text (default), csv or json: the view;\n"
+		  "pprof (gzip'd profile.proto, for go tool pprof),\n"
+		  "folded (stacks for flame graphs) or chrome (trace\n"
+		  "JSON for ui.perfetto.dev and speedscope): the\n"
+		  "whole profile, whatever the view",
+	  .choices = format_names },
+	{ .id = 'o', .name = "output", .arg = "FILE",
+	  .help = "write there instead of to stdout (pprof needs it)",
+	  .complete = "@file" },
+	{ .id = OPT_STACK, .name = "stack", .arg = "LEVELS",
+	  .help = "the frames of pprof, folded and chrome stacks, root\n"
+		  "first, comma-separated (default: the dictionary's\n"
+		  "levels from the top down to --level, then function\n"
+		  "and, but for chrome, line)",
+	  .complete = "query,pipeline,operator,function,line operator,function function,line" },
+	{ .id = 'b', .name = "bucket", .arg = "T",
+	  .help = "timeline bucket width, e.g. 500us, 1ms (default:\n"
+		  "about 40 buckets over the window)" },
+	{ .id = OPT_TOP, .name = "top", .arg = "N",
+	  .help = "rows in text tables (default 25; 0: all)" },
+	{ .id = OPT_SOURCE_FILE, .name = "source-file", .arg = "S",
+	  .help = "source view: only files whose path contains S" },
+	{ .id = OPT_HTML, .name = "html", .arg = "FILE",
+	  .help = "also write a self-contained HTML report (table,\n"
+		  "plan, timeline and memory plots, annotated source)",
+	  .complete = "@file" },
+	{ .id = OPT_SVG, .name = "svg", .arg = "FILE",
+	  .help = "also write the timeline plot as SVG",
+	  .complete = "@file" },
+	{ .id = OPT_TIME, .name = "time", .arg = "FROM:TO",
+	  .help = "only samples in this window since the first sample\n"
+		  "(e.g. 10ms:250ms, :1s, 2s:)",
+	  .complete = NULL,
+	  .section = "filters" },
+	{ .id = OPT_TID, .name = "tid", .arg = "LIST",
+	  .help = "only these threads (comma-separated)" },
+	{ .id = OPT_PID, .name = "pid", .arg = "LIST",
+	  .help = "only these processes" },
+	{ .id = 'h', .name = "help",
+	  .help = "this text" },
+	{ 0 }
+};
+
+static int run_report(const struct cli_command *cmd, int argc, char **argv);
+
+#define REPORT_DESCRIPTION \
+	"Attribute the samples of a recording to the components of an abstraction\n" \
+	"level -- operators, pipelines, or any level a Tagging Dictionary declares\n" \
+	"-- and print a view of them, or export the profile.  Each sample's IP is\n" \
+	"symbolized through the recorded mappings and DWARF to a source line; the\n" \
+	"dictionary's links lead from the line up to the level; samples in shared\n" \
+	"code are attributed by the tag register they captured.  What neither\n" \
+	"reaches is reported as such: [kernel], the object it ran in\n" \
+	"([libc.so.6]), [unknown], with the reason counted in the notes."
+
+#define REPORT_EPILOGUE \
+	"Durations take ns, us, ms or s.  Exit status: 0 done, 1 input unreadable\n" \
+	"or output unwritable, 2 bad options, 3 done but the recording was cut\n" \
+	"short (what it holds is reported).\n"
+
+const struct cli_command cmd_report = {
+	.name = "report",
+	.summary = "attribute samples to operators, pipelines, functions, lines:\n"
+		   "             cost table, plan tree, annotated source, timeline, memory;\n"
+		   "             export to pprof, folded stacks, Chrome trace",
+	.synopsis = "usage: tailor report [options] [-i FILE]\n"
+		    "       tailor timeline [options] [-i FILE]     (report --view timeline)",
+	.description = REPORT_DESCRIPTION,
+	.options = report_options,
+	.epilogue = REPORT_EPILOGUE,
+	.run = run_report,
+};
+
+const struct cli_command cmd_timeline = {
+	.name = "timeline",
+	.summary = "operator activity over time (report --view timeline)",
+	.synopsis = "usage: tailor timeline [options] [-i FILE]     (report --view timeline)",
+	.description = REPORT_DESCRIPTION,
+	.options = report_options,
+	.epilogue = REPORT_EPILOGUE,
+	.run = run_report,
+};
+
+struct report_opts {
+	const char *input, *level, *html, *svg, *tag_register, *output;
+	const struct view *view;
+	const struct exporter *format;
+	const char *dict_paths[MAX_DICTS];
+	int nr_dicts;
+	const char *stack[MAX_STACK];
+	int nr_stack;
+	char stack_buf[512];
+	uint32_t tsc_khz;
+	bool tsc_from_module, kernel_apart, bucket_given;
+	struct agg_options agg;
+	uint32_t *tids, *pids;
+	int top;
+	const char *source_filter;
+};
 
 static int parse_duration(const char *s, uint64_t *ns)
 {
@@ -103,10 +203,10 @@ static int parse_duration(const char *s, uint64_t *ns)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	if (end == s || errno || v < 0 || v > 1.8e19)
 		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit)) {
+		if (!strcmp(end, units[i].unit) && v * units[i].mult < 1.8e19) {
 			*ns = (uint64_t)(v * units[i].mult + 0.5);
 			return 0;
 		}
@@ -124,7 +224,7 @@ static int parse_list(const char *s, uint32_t **list, int *n)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned long v = strtoul(tok, &end, 10);
 
-		if (*end || end == tok || v > UINT32_MAX) {
+		if (*end || end == tok || v > UINT32_MAX || *tok == '-') {
 			free(copy);
 			return -1;
 		}
@@ -140,123 +240,189 @@ static int parse_list(const char *s, uint32_t **list, int *n)
 	return *n ? 0 : -1;
 }
 
-static bool in_list(const uint32_t *l, int n, uint32_t v)
+static int parse_window(const struct cli_command *cmd, const char *val, struct agg_options *a)
 {
-	int i;
+	const char *colon = strchr(val, ':');
+	char from[64];
 
-	for (i = 0; i < n; i++)
-		if (l[i] == v)
-			return true;
-	return false;
-}
-
-struct pass {
-	struct report *r;
-	struct symbolizer *sym;
-	uint64_t seen;
-	bool progress;
-	int error;
-};
-
-static int count_line(struct report *r, uint32_t line, uint32_t row)
-{
-	uint32_t idx;
-
-	if (pair_map_get(&r->line_index, line, row, &idx)) {
-		r->lines[idx].samples++;
-		return 0;
-	}
-	if (array_grow((void **)&r->lines, &r->cap_lines, r->nr_lines + 1, sizeof(*r->lines)) ||
-	    pair_map_put(&r->line_index, line, row, (uint32_t)r->nr_lines))
-		return -ENOMEM;
-	r->lines[r->nr_lines++] = (struct line_count){ line, row, 1 };
+	if (!colon)
+		return usage_error(cmd, "invalid value '%s' for --time: expected FROM:TO, e.g. 10ms:20ms",
+				   val);
+	snprintf(from, sizeof(from), "%.*s", (int)(colon - val), val);
+	a->from_ns = 0;
+	a->to_ns = UINT64_MAX;
+	if ((*from && parse_duration(from, &a->from_ns)) ||
+	    (colon[1] && parse_duration(colon + 1, &a->to_ns)))
+		return usage_error(cmd, "invalid value '%s' for --time: expected FROM:TO with durations like 10ms",
+				   val);
+	if (a->to_ns <= a->from_ns)
+		return usage_error(cmd, "invalid value '%s' for --time: the window ends before it starts",
+				   val);
+	a->windowed = true;
 	return 0;
 }
 
-static int count_bucket(struct report *r, uint64_t bucket, uint32_t row)
+static int parse_stack(const struct cli_command *cmd, const char *val, struct report_opts *o)
 {
-	uint32_t idx;
+	char *tok, *save = NULL;
 
-	if (pair_map_get(&r->bucket_index, bucket, row, &idx)) {
-		r->buckets[idx].samples++;
-		return 0;
+	snprintf(o->stack_buf, sizeof(o->stack_buf), "%s", val);
+	o->nr_stack = 0;
+	for (tok = strtok_r(o->stack_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nr_stack == MAX_STACK)
+			return usage_error(cmd, "--stack: at most %d levels", MAX_STACK);
+		o->stack[o->nr_stack++] = tok;
 	}
-	if (array_grow((void **)&r->buckets, &r->cap_bucket_counts, r->nr_bucket_counts + 1,
-		 sizeof(*r->buckets)) ||
-	    pair_map_put(&r->bucket_index, bucket, row, (uint32_t)r->nr_bucket_counts))
-		return -ENOMEM;
-	r->buckets[r->nr_bucket_counts++] = (struct bucket_count){ bucket, row, 1 };
+	if (!o->nr_stack)
+		return usage_error(cmd, "invalid value '%s' for --stack: expected levels separated by commas",
+				   val);
 	return 0;
 }
 
-static int take_sample(void *ctx, const struct prof_sample *s)
+static const struct view *view_find(const char *name)
 {
-	struct pass *p = ctx;
-	struct report *r = p->r;
-	struct attr_result res;
-	uint64_t ns = 0;
+	const struct view *const *v;
 
-	if (p->progress && !(++p->seen & 0xfffff))
-		fprintf(stderr, "\rtailor: report: %" PRIu64 "M of %" PRIu64 "M samples",
-			p->seen >> 20, r->info->nr_samples >> 20);
-	if ((r->nr_tids && !in_list(r->tids, r->nr_tids, s->tid)) ||
-	    (r->nr_pids && !in_list(r->pids, r->nr_pids, s->pid))) {
-		r->filtered_out++;
-		return 0;
-	}
-	if (r->windowed || r->want_timeline || r->want_memory) {
-		ns = prof_time_to_ns(r->info, s->time - r->info->first_time);
-		if (r->windowed && (ns < r->from_ns || ns >= r->to_ns)) {
-			r->filtered_out++;
-			return 0;
+	for (v = views; *v; v++)
+		if (!strcmp((*v)->name, name))
+			return *v;
+	return NULL;
+}
+
+/* 0 to go on, -1 after --help, or an exit code. */
+static int parse_options(const struct cli_command *cmd, int argc, char **argv,
+			 struct report_opts *o)
+{
+	const char *val;
+	char choices[256];
+	unsigned long v;
+	char *end;
+	int c, ret;
+
+	while ((c = usage_next(cmd, argc, argv, &val)) != OPT_END) {
+		switch (c) {
+		case 'i':
+			o->input = val;
+			break;
+		case 'd':
+			if (o->nr_dicts == MAX_DICTS)
+				return usage_error(cmd, "at most %d dictionaries", MAX_DICTS);
+			o->dict_paths[o->nr_dicts++] = val;
+			break;
+		case 'l':
+			o->level = val;
+			break;
+		case 'v':
+			o->view = view_find(val);
+			if (!o->view)
+				return usage_error(cmd, "invalid value '%s' for --view: expected %s", val,
+						   usage_choices_text(view_names(), choices, sizeof(choices)));
+			break;
+		case 'f':
+			o->format = exporter_find(val);
+			if (!o->format)
+				return usage_error(cmd, "invalid value '%s' for --format: expected %s", val,
+						   usage_choices_text(format_names(), choices, sizeof(choices)));
+			break;
+		case 'o':
+			if (!*val)
+				return usage_error(cmd, "invalid value '' for -o/--output: expected a file name");
+			o->output = val;
+			break;
+		case OPT_STACK:
+			ret = parse_stack(cmd, val, o);
+			if (ret)
+				return ret;
+			break;
+		case 'b':
+			if (parse_duration(val, &o->agg.bucket_ns) || !o->agg.bucket_ns)
+				return usage_error(cmd, "invalid value '%s' for --bucket: expected a duration like 500us or 1ms",
+						   val);
+			o->bucket_given = true;
+			break;
+		case OPT_TOP:
+			v = strtoul(val, &end, 10);
+			if (*end || end == val || v > 1000000 || *val == '-')
+				return usage_error(cmd, "invalid value '%s' for --top: expected a number", val);
+			o->top = (int)v;
+			break;
+		case OPT_SOURCE_FILE:
+			o->source_filter = val;
+			break;
+		case OPT_HTML:
+			o->html = val;
+			break;
+		case OPT_SVG:
+			o->svg = val;
+			break;
+		case OPT_TIME:
+			ret = parse_window(cmd, val, &o->agg);
+			if (ret)
+				return ret;
+			break;
+		case OPT_TID:
+			if (parse_list(val, &o->tids, &o->agg.nr_tids))
+				return usage_error(cmd, "invalid value '%s' for --tid: expected thread ids separated by commas",
+						   val);
+			break;
+		case OPT_PID:
+			if (parse_list(val, &o->pids, &o->agg.nr_pids))
+				return usage_error(cmd, "invalid value '%s' for --pid: expected process ids separated by commas",
+						   val);
+			break;
+		case OPT_TSC_KHZ:
+			if (!strcmp(val, "module")) {
+				o->tsc_from_module = true;
+				break;
+			}
+			v = strtoul(val, &end, 10);
+			if (*end || end == val || !v || v > UINT32_MAX || *val == '-')
+				return usage_error(cmd, "invalid value '%s' for --tsc-khz: expected a frequency in kHz, or 'module'",
+						   val);
+			o->tsc_khz = (uint32_t)v;
+			break;
+		case OPT_KERNEL_APART:
+			o->kernel_apart = true;
+			break;
+		case OPT_TAG_REGISTER:
+			if (x86_register_number(val) < 0)
+				return usage_error(cmd, "invalid value '%s' for --tag-register: expected an x86-64 register such as r15",
+						   val);
+			o->tag_register = val;
+			break;
+		case 'h':
+			usage_print(cmd, stdout);
+			return -1;
+		default:
+			return EXIT_USAGE;
 		}
 	}
-	p->error = attr_sample(r->attr, p->sym, s, &res);
-	if (p->error ||
-	    array_grow((void **)&r->row_samples, &r->cap_rows, res.row + 1, sizeof(uint64_t)))
-		return p->error = -ENOMEM;
-	r->row_samples[res.row]++;
-	r->total++;
-	if (res.line != ATTR_NO_LINE && count_line(r, res.line, res.row))
-		return p->error = -ENOMEM;
-	if (r->want_timeline &&
-	    count_bucket(r, (ns - r->from_ns) / r->bucket_ns, res.row))
-		return p->error = -ENOMEM;
-	if (r->want_memory && (s->flags & PROF_HAS_ADDR)) {
-		if (array_grow((void **)&r->mem, &r->cap_mem, r->nr_mem + 1, sizeof(*r->mem)))
-			return p->error = -ENOMEM;
-		r->mem[r->nr_mem++] = (struct mem_point){ ns, s->data_addr, res.row };
-	}
+	if (optind < argc && !o->input)
+		o->input = argv[optind++];
+	if (optind < argc)
+		return usage_error(cmd, "one recording at a time ('%s' is extra)", argv[optind]);
+	o->agg.tids = o->tids;
+	o->agg.pids = o->pids;
 	return 0;
 }
 
-/* 1, 2 or 5 times a power of ten: about 40 buckets over @span. */
-static uint64_t nice_bucket(uint64_t span)
+/* tailor.ko's own measurement of this host's TSC, only when asked for. */
+static int module_tsc_khz(const struct cli_command *cmd, uint32_t *khz)
 {
-	uint64_t b = 1;
+	static const char path[] = "/sys/class/misc/tailor/tsc_khz_measured";
+	unsigned int v = 0;
+	FILE *f = fopen(path, "r");
 
-	for (;;) {
-		if (span / b <= 40)
-			return b;
-		if (span / (2 * b) <= 40)
-			return 2 * b;
-		if (span / (5 * b) <= 40)
-			return 5 * b;
-		b *= 10;
-	}
-}
-
-static uint32_t module_tsc_khz(void)
-{
-	unsigned int khz = 0;
-	FILE *f = fopen("/sys/class/misc/tailor/tsc_khz_measured", "r");
-
-	if (f) {
-		if (fscanf(f, "%u", &khz) != 1)
-			khz = 0;
+	if (!f)
+		return cmd_fail(cmd, "--tsc-khz module: cannot read %s (%m): is tailor.ko loaded?",
+				path);
+	if (fscanf(f, "%u", &v) != 1 || !v) {
 		fclose(f);
+		return cmd_fail(cmd, "--tsc-khz module: %s holds no frequency", path);
 	}
-	return khz;
+	fclose(f);
+	*khz = v;
+	return 0;
 }
 
 static const char *default_level(struct tdict *const *dicts, int n)
@@ -271,6 +437,27 @@ static const char *default_level(struct tdict *const *dicts, int n)
 	return "function";
 }
 
+/*
+ * The default frames of a stack: the dictionary's levels from the top
+ * down to the report's level, then function and (but for traces, where a
+ * slice per source line would drown the rest) line.
+ */
+static void default_stack(struct report_opts *o, struct tdict *const *dicts, bool line)
+{
+	int i, at = -1;
+
+	o->nr_stack = 0;
+	if (o->nr_dicts) {
+		at = tdict_level(dicts[0], o->level);
+		if (at > 0)
+			for (i = dicts[0]->nr_levels - 1; i >= at && o->nr_stack < MAX_STACK - 2; i--)
+				o->stack[o->nr_stack++] = dicts[0]->levels[i];
+	}
+	o->stack[o->nr_stack++] = "function";
+	if (line)
+		o->stack[o->nr_stack++] = "line";
+}
+
 static void dict_label(const char *path, char *buf, size_t len)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -282,236 +469,171 @@ static void dict_label(const char *path, char *buf, size_t len)
 		*dot = '\0';
 }
 
-struct report_opts {
-	const char *input, *level, *view, *html, *svg, *tag_register;
-	const char *dict_paths[MAX_DICTS];
-	int nr_dicts;
-	enum report_format fmt;
-	uint32_t tsc_khz;
-	bool bucket_given, kernel_apart;
-};
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("tailor: report: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
-
-static int parse_options(int argc, char **argv, struct report_opts *o,
-			 struct report *r)
-{
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "dict", required_argument, NULL, 'd' },
-		{ "level", required_argument, NULL, 'l' },
-		{ "view", required_argument, NULL, 'v' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "bucket", required_argument, NULL, 'b' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "source-file", required_argument, NULL, 'S' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "svg", required_argument, NULL, 'G' },
-		{ "time", required_argument, NULL, 'w' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tsc-khz", required_argument, NULL, 'k' },
-		{ "tag-register", required_argument, NULL, 'R' },
-		{ "kernel-apart", no_argument, NULL, 'K' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	char *end, *colon;
-	unsigned long v;
-	int c;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:d:l:v:f:b:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'd':
-			if (o->nr_dicts == MAX_DICTS)
-				return usage_error("at most %s dictionaries", "64");
-			o->dict_paths[o->nr_dicts++] = optarg;
-			break;
-		case 'l':
-			o->level = optarg;
-			break;
-		case 'v':
-			if (strcmp(optarg, "table") && strcmp(optarg, "plan") &&
-			    strcmp(optarg, "source") && strcmp(optarg, "timeline") &&
-			    strcmp(optarg, "memory"))
-				return usage_error("invalid value '%s' for --view: expected table, plan, source, timeline or memory", optarg);
-			o->view = optarg;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				o->fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				o->fmt = FMT_CSV;
-			else if (!strcmp(optarg, "json"))
-				o->fmt = FMT_JSON;
-			else
-				return usage_error("invalid value '%s' for --format: expected text, csv or json", optarg);
-			break;
-		case 'b':
-			if (parse_duration(optarg, &r->bucket_ns) || !r->bucket_ns)
-				return usage_error("invalid value '%s' for --bucket: expected a duration like 500us or 1ms", optarg);
-			o->bucket_given = true;
-			break;
-		case 'T':
-			v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || v > 1000000)
-				return usage_error("invalid value '%s' for --top: expected a number", optarg);
-			r->top = (int)v;
-			break;
-		case 'S':
-			r->source_filter = optarg;
-			break;
-		case 'H':
-			o->html = optarg;
-			break;
-		case 'G':
-			o->svg = optarg;
-			break;
-		case 'w':
-			colon = strchr(optarg, ':');
-			if (!colon)
-				return usage_error("invalid value '%s' for --time: expected FROM:TO, e.g. 10ms:20ms", optarg);
-			*colon = '\0';
-			r->from_ns = 0;
-			r->to_ns = UINT64_MAX;
-			if ((*optarg && parse_duration(optarg, &r->from_ns)) ||
-			    (colon[1] && parse_duration(colon + 1, &r->to_ns))) {
-				*colon = ':';
-				return usage_error("invalid value '%s' for --time: expected FROM:TO with durations like 10ms", optarg);
-			}
-			*colon = ':';
-			if (r->to_ns <= r->from_ns)
-				return usage_error("invalid value '%s' for --time: the window ends before it starts", optarg);
-			r->windowed = true;
-			break;
-		case 't':
-			if (parse_list(optarg, &r->tids, &r->nr_tids))
-				return usage_error("invalid value '%s' for --tid: expected thread ids separated by commas", optarg);
-			break;
-		case 'p':
-			if (parse_list(optarg, &r->pids, &r->nr_pids))
-				return usage_error("invalid value '%s' for --pid: expected process ids separated by commas", optarg);
-			break;
-		case 'k':
-			v = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || !v || v > UINT32_MAX)
-				return usage_error("invalid value '%s' for --tsc-khz: expected a frequency in kHz", optarg);
-			o->tsc_khz = (uint32_t)v;
-			break;
-		case 'K':
-			o->kernel_apart = true;
-			break;
-		case 'R':
-			if (prof_register_number(optarg) < 0)
-				return usage_error("invalid value '%s' for --tag-register: expected an x86-64 register such as r15", optarg);
-			o->tag_register = optarg;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return -1;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s'; see 'tailor report --help'",
-					   argv[optind - 1]);
-		}
-	}
-	if (optind < argc && !o->input)
-		o->input = argv[optind++];
-	if (optind < argc)
-		return usage_error("one recording at a time ('%s' is extra)", argv[optind]);
-	return 0;
-}
-
-static void print_inputs_problems(const struct report *r)
+static void print_input_problems(const struct cli_command *cmd, const struct report *r)
 {
 	int i;
 
 	if (!r->info->complete)
-		fprintf(stderr, "tailor: report: %s: %s; reporting the %" PRIu64 " samples before that\n",
-			r->input, r->info->problem, r->info->nr_samples);
+		fprintf(stderr, "tailor: %s: %s: %s; reporting the %" PRIu64 " samples before that\n",
+			cmd->name, r->input, r->info->problem, r->info->nr_samples);
 	if (r->info->lost)
-		fprintf(stderr, "tailor: report: %s: the kernel dropped %" PRIu64 " samples while recording\n",
-			r->input, r->info->lost);
+		fprintf(stderr, "tailor: %s: %s: the kernel dropped %" PRIu64 " samples while recording\n",
+			cmd->name, r->input, r->info->lost);
+	if (r->info->out_of_order)
+		fprintf(stderr, "tailor: %s: %s: %" PRIu64 " events came after later ones (the recorder's rounds did not hold); they were counted where they fell\n",
+			cmd->name, r->input, r->info->out_of_order);
 	for (i = 0; i < r->nr_dicts && attr_level_is_dict(r->attr); i++)
-		if (!attr_dict_hits(r->attr, i) && r->total)
-			fprintf(stderr, "tailor: report: dictionary %s attributed no sample: does it belong to this run?\n",
-				r->dict_paths[i]);
+		if (!attr_dict_hits(r->attr, i) && r->agg.total)
+			fprintf(stderr, "tailor: %s: dictionary %s attributed no sample: does it belong to this run?\n",
+				cmd->name, r->dict_paths[i]);
 }
 
-static int run_view(const struct report *r, const char *view, enum report_format fmt)
-{
-	if (!strcmp(view, "plan"))
-		return view_plan(r, stdout, fmt);
-	if (!strcmp(view, "source"))
-		return view_source(r, stdout, fmt);
-	if (!strcmp(view, "timeline"))
-		return view_timeline(r, stdout, fmt);
-	if (!strcmp(view, "memory"))
-		return view_memory(r, stdout, fmt);
-	return view_table(r, stdout, fmt);
-}
-
-static int write_svg_file(const struct report *r, const char *path)
+static int write_svg_file(const struct cli_command *cmd, const struct report *r,
+			  const char *path)
 {
 	FILE *f = fopen(path, "w");
 	int ret;
 
-	if (!f) {
-		err_msg("report: cannot write %s: %m", path);
-		return -1;
-	}
-	ret = write_timeline_svg(r, f);
-	if (fclose(f) || ret) {
-		err_msg("report: writing %s failed", path);
-		return -1;
-	}
+	if (!f)
+		return cmd_fail(cmd, "cannot write %s: %m", path);
+	ret = svg_timeline(&r->agg, f);
+	if (fclose(f) || ret)
+		return cmd_fail(cmd, "writing %s failed", path);
 	return 0;
 }
 
-static int cmp_mem(const void *a, const void *b)
+/* Where the output goes: -o FILE, or stdout where the format allows. */
+static FILE *open_output(const struct cli_command *cmd, const struct report_opts *o)
 {
-	const struct mem_point *x = a, *y = b;
+	FILE *f;
 
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
+	if (!o->output) {
+		if (o->format->binary && isatty(STDOUT_FILENO)) {
+			cmd_fail(cmd, "--format %s is binary: give a file with -o FILE", o->format->name);
+			return NULL;
+		}
+		return stdout;
+	}
+	f = fopen(o->output, "w");
+	if (!f)
+		cmd_fail(cmd, "cannot write %s: %m", o->output);
+	return f;
 }
 
-static int report_main(int argc, char **argv, const char *fixed_view)
+static int close_output(const struct cli_command *cmd, const struct report_opts *o,
+			FILE *f, int ret)
 {
-	struct report_opts o = { .input = NULL, .view = fixed_view };
-	struct report r = { .top = 25 };
-	struct tdict *dicts[MAX_DICTS] = {};
-	char labels_buf[MAX_DICTS][64];
+	const char *what = o->output ? o->output : "the report";
+
+	if (f == stdout) {
+		if ((fflush(stdout) || ferror(stdout)) && !ret)
+			return cmd_fail(cmd, "writing %s failed: %m", what);
+		return ret;
+	}
+	if (fclose(f) && !ret)
+		return cmd_fail(cmd, "writing %s failed: %m", what);
+	if (ret)
+		unlink(o->output);	/* no half-written profile left behind */
+	return ret;
+}
+
+static int write_output(const struct cli_command *cmd, const struct report_opts *o,
+			const struct report *r)
+{
+	struct export_profile p = { r->input, r->info, &r->agg, r->attr };
+	FILE *out = open_output(cmd, o);
+	struct doc *d;
+	int ret;
+
+	if (!out)
+		return EXIT_FAIL;
+	if (o->format->write_profile) {
+		ret = o->format->write_profile(&p, out) ? EXIT_FAIL : 0;
+	} else {
+		d = doc_new();
+		ret = !d || o->view->build(r, d) || o->format->write_doc(d, out) ? EXIT_FAIL : 0;
+		doc_free(d);
+	}
+	if (ret)
+		cmd_fail(cmd, "writing %s failed", o->output ? o->output : "the report");
+	return close_output(cmd, o, out, ret);
+}
+
+/* Set up the attributor and the pass's options; an exit code on failure. */
+static int prepare(const struct cli_command *cmd, struct report_opts *o, struct report *r,
+		   struct tdict **dicts, const char **labels)
+{
+	unsigned int needs = o->view->needs;
+	struct attr_options ao = {
+		.dicts = dicts, .labels = labels, .nr_dicts = o->nr_dicts,
+		.kernel_apart = o->kernel_apart,
+	};
+	char err[1024];
+
+	if (!o->level)
+		o->level = default_level(dicts, o->nr_dicts);
+	if (o->format->write_profile) {
+		needs = 0;	/* a profile format exports the profile, not a view */
+		if (!o->nr_stack)
+			default_stack(o, dicts, !(o->format->needs & EXPORT_NEEDS_SLICES));
+		ao.stack = o->stack;
+		ao.nr_stack = o->nr_stack;
+	}
+	ao.level = o->level;
+	r->attr = attr_new(&ao, err, sizeof(err));
+	if (!r->attr)
+		return usage_error(cmd, "--%s %s: %s", o->nr_stack ? "level/--stack" : "level",
+				   o->level, err);
+	if ((needs & VIEW_NEEDS_DICT_LEVEL) && !attr_level_is_dict(r->attr))
+		return usage_error(cmd, "the %s view needs a dictionary level (--level operator, with --dict)",
+				   o->view->name);
+	if ((needs & VIEW_NEEDS_ADDRESSES) && !r->info->has_addr)
+		return cmd_fail(cmd, "%s has no data addresses (record PEBS memory events with --data-addr)",
+				r->input);
+	o->agg.lines = (needs & VIEW_NEEDS_LINES) || o->html;
+	o->agg.buckets = (needs & (VIEW_NEEDS_BUCKETS | VIEW_NEEDS_MEMORY)) || o->html || o->svg ||
+			 (o->format->needs & EXPORT_NEEDS_BUCKETS);
+	o->agg.memory = (needs & VIEW_NEEDS_MEMORY) || o->html;
+	o->agg.stacks = o->format->needs & EXPORT_NEEDS_STACKS;
+	o->agg.slices = o->format->needs & EXPORT_NEEDS_SLICES;
+	o->agg.progress = isatty(STDERR_FILENO) && r->info->nr_samples >= PROGRESS_SAMPLES;
+	if (agg_prepare(&r->agg, r->info, r->attr, &o->agg, err, sizeof(err)))
+		return strstr(err, "TSC") ? cmd_fail(cmd, "%s: %s", r->input, err) :
+		       usage_error(cmd, "%s", err);
+	return 0;
+}
+
+static int run_report(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct report_opts o = { .top = 25 };
+	struct report r = { 0 };
+	struct tdict *dicts[MAX_DICTS] = { 0 };
+	char labels_buf[MAX_DICTS][64], err[1024];
 	const char *labels[MAX_DICTS];
 	struct symbolizer *sym = NULL;
-	struct prof_input *in = NULL;
-	struct pass pass = {};
-	char err[1024];
-	int i, ret = 1, tag_reg;
+	struct session *s = NULL;
+	struct session_options so = { 0 };
+	int i, ret;
 
-	ret = parse_options(argc, argv, &o, &r);
+	ret = parse_options(cmd, argc, argv, &o);
 	if (ret)
-		return ret < 0 ? 0 : ret;
-	ret = 1;
+		goto out_opts;
+	ret = EXIT_FAIL;
 	if (!o.input)
 		o.input = "tailor.rec";
 	if (!o.view)
-		o.view = "table";
+		o.view = cmd == &cmd_timeline ? &view_timeline : &view_table;
+	if (!o.format)
+		o.format = &export_text;
+	if (cmd == &cmd_timeline && o.view != &view_timeline) {
+		ret = usage_error(cmd, "timeline shows the timeline view; use 'tailor report --view %s'",
+				  o.view->name);
+		goto out;
+	}
 	for (i = 0; i < o.nr_dicts; i++) {
 		dicts[i] = tdict_load(o.dict_paths[i], err, sizeof(err));
 		if (!dicts[i]) {
-			err_msg("report: %s", err);
+			ret = cmd_fail(cmd, "%s", err);
 			goto out;
 		}
 		dict_label(o.dict_paths[i], labels_buf[i], sizeof(labels_buf[i]));
@@ -519,118 +641,59 @@ static int report_main(int argc, char **argv, const char *fixed_view)
 	}
 	if (!o.tag_register && o.nr_dicts && dicts[0]->tag_register[0])
 		o.tag_register = dicts[0]->tag_register;
-	tag_reg = prof_register_number(o.tag_register ? o.tag_register : "r15");
-	if (tag_reg < 0) {
-		err_msg("report: %s: unknown tag register '%s'", o.dict_paths[0], o.tag_register);
-		ret = EXIT_USAGE;
+	so.tag_reg = x86_register_number(o.tag_register ? o.tag_register : "r15");
+	if (so.tag_reg < 0) {
+		ret = usage_error(cmd, "%s: unknown tag register '%s'", o.dict_paths[0], o.tag_register);
 		goto out;
 	}
-	if (!o.level)
-		o.level = default_level(dicts, o.nr_dicts);
-	r.attr = attr_new(dicts, labels, o.nr_dicts, o.level, err, sizeof(err));
-	if (!r.attr) {
-		err_msg("report: --level %s: %s", o.level, err);
-		ret = EXIT_USAGE;
+	if (o.tsc_from_module && module_tsc_khz(cmd, &o.tsc_khz))
 		goto out;
-	}
-	attr_set_kernel_by_entry(r.attr, !o.kernel_apart);
+	so.tsc_khz = o.tsc_khz;
 	sym = sym_new();
 	if (!sym)
 		goto out;
-	in = prof_open(o.input, sym, tag_reg, o.tsc_khz ? o.tsc_khz : module_tsc_khz(),
-		       err, sizeof(err));
-	if (!in) {
-		err_msg("report: %s: %s", o.input, err);
+	s = session_open(o.input, &so, err, sizeof(err));
+	if (!s) {
+		ret = cmd_fail(cmd, "%s: %s", o.input, err);
 		goto out;
 	}
 	r.input = o.input;
-	r.info = prof_info(in);
+	r.info = session_info(s);
 	r.dict_paths = o.dict_paths;
 	r.nr_dicts = o.nr_dicts;
-	r.want_timeline = !strcmp(o.view, "timeline") || o.html || o.svg;
-	r.want_memory = !strcmp(o.view, "memory") || o.html;
-	if (!strcmp(o.view, "plan") && !attr_level_is_dict(r.attr)) {
-		err_msg("report: the plan view needs a dictionary level (--level operator, with --dict)");
-		ret = EXIT_USAGE;
+	r.top = o.top;
+	r.source_filter = o.source_filter;
+	ret = prepare(cmd, &o, &r, dicts, labels);
+	if (ret)
+		goto out;
+	ret = agg_run(&r.agg, s, sym);
+	if (ret) {
+		ret = cmd_fail(cmd, "out of memory after %" PRIu64 " samples", r.agg.total);
 		goto out;
 	}
-	if (!strcmp(o.view, "memory") && !r.info->has_addr) {
-		err_msg("report: %s has no data addresses (record PEBS memory events with --data-addr)", o.input);
-		goto out;
-	}
-	if ((r.want_timeline || r.windowed) && !r.info->mult) {
-		err_msg("report: %s: times are raw TSC ticks and the TSC frequency is unknown; pass --tsc-khz",
-			o.input);
-		goto out;
-	}
-	if (r.want_timeline || r.want_memory) {
-		uint64_t span = prof_time_to_ns(r.info, r.info->last_time - r.info->first_time) + 1;
-
-		if (!r.windowed)
-			r.to_ns = span;
-		if (r.to_ns > span)
-			r.to_ns = span;
-		r.span_ns = r.to_ns > r.from_ns ? r.to_ns - r.from_ns : 1;
-		if (!o.bucket_given)
-			r.bucket_ns = nice_bucket(r.span_ns);
-		r.nr_buckets = (r.span_ns + r.bucket_ns - 1) / r.bucket_ns;
-		if (r.nr_buckets > 1000000) {
-			err_msg("report: --bucket %" PRIu64 "ns makes %" PRIu64 " buckets of a %" PRIu64 "ns window; at most 1000000",
-				r.bucket_ns, r.nr_buckets, r.span_ns);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	pass.r = &r;
-	pass.sym = sym;
-	pass.progress = isatty(STDERR_FILENO) && r.info->nr_samples >= (4u << 20);
-	prof_foreach(in, take_sample, &pass);
-	if (pass.progress)
-		fputs("\r\033[K", stderr);
-	if (pass.error) {
-		err_msg("report: out of memory after %" PRIu64 " samples", r.total);
-		goto out;
-	}
-	if (r.nr_mem)
-		qsort(r.mem, r.nr_mem, sizeof(*r.mem), cmp_mem);
-	print_inputs_problems(&r);
-	ret = run_view(&r, o.view, o.fmt);
+	print_input_problems(cmd, &r);
+	ret = write_output(cmd, &o, &r);
 	if (!ret && o.svg)
-		ret = write_svg_file(&r, o.svg);
+		ret = write_svg_file(cmd, &r, o.svg);
 	if (!ret && o.html) {
-		ret = write_html(&r, o.html);
+		ret = write_html(&r, o.html) ? EXIT_FAIL : 0;
 		if (!ret)
-			fprintf(stderr, "tailor: report: wrote %s\n", o.html);
+			fprintf(stderr, "tailor: %s: wrote %s\n", cmd->name, o.html);
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		err_msg("report: writing the report failed");
-		ret = 1;
-	}
+	if (!ret && o.output && o.format->write_profile)
+		fprintf(stderr, "tailor: %s: wrote %s (%s, %" PRIu64 " samples)\n", cmd->name,
+			o.output, o.format->name, r.agg.total);
 	if (!ret && !r.info->complete)
-		ret = 3;
+		ret = EXIT_CUT;
 out:
-	prof_close(in);
+	session_close(s);
 	sym_free(sym);
+	agg_free(&r.agg);
 	attr_free(r.attr);
 	for (i = 0; i < o.nr_dicts; i++)
 		tdict_free(dicts[i]);
-	free(r.row_samples);
-	free(r.lines);
-	free(r.buckets);
-	free(r.mem);
-	free(r.tids);
-	free(r.pids);
-	pair_map_free(&r.line_index);
-	pair_map_free(&r.bucket_index);
-	return ret;
-}
-
-int cmd_report(int argc, char **argv)
-{
-	return report_main(argc, argv, NULL);
-}
-
-int cmd_timeline(int argc, char **argv)
-{
-	return report_main(argc, argv, "timeline");
+out_opts:
+	free(o.tids);
+	free(o.pids);
+	return ret < 0 ? EXIT_OK : ret;
 }

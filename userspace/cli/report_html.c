@@ -17,45 +17,46 @@ static const char style[] =
 "pre{font-size:12px;background:#f6f6f6;padding:8px;overflow-x:auto}"
 "h2{border-bottom:1px solid #ccc}";
 
-/* A text view, captured and escaped into <pre>. */
-static int embed_view(const struct report *r, FILE *out,
-		      int (*view)(const struct report *, FILE *, enum report_format))
+/* A view as text, escaped into <pre>. */
+static int embed_view(const struct report *r, FILE *out, const struct view *v)
 {
+	struct doc *d = doc_new();
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
-	int ret;
+	int ret = 1;
 
-	if (!mem)
-		return 1;
-	ret = view(r, mem, FMT_TEXT);
-	if (fclose(mem) || ret) {
-		free(text);
-		return 1;
+	if (d && mem && !v->build(r, d) && !export_text.write_doc(d, mem))
+		ret = 0;
+	if (mem && fclose(mem))
+		ret = 1;
+	if (!ret) {
+		fputs("<pre>", out);
+		xml_str(out, text);
+		fputs("</pre>\n", out);
 	}
-	fputs("<pre>", out);
-	xml_str(out, text);
-	fputs("</pre>\n", out);
 	free(text);
-	return 0;
+	doc_free(d);
+	return ret;
 }
 
 static void html_table(const struct report *r, FILE *out)
 {
+	const struct agg *g = &r->agg;
 	size_t i, n;
-	uint32_t *rows = rows_by_samples(r, &n);
+	uint32_t *rows = agg_rows_by_samples(g, &n);
 
 	if (!rows)
 		return;
 	fprintf(out, "<table><tr><th>share</th><th>samples</th><th></th><th>%s</th></tr>\n",
 		attr_level_name(r->attr));
 	for (i = 0; i < n; i++) {
-		uint64_t s = report_row_samples(r, rows[i]);
+		uint64_t s = agg_row_samples(g, rows[i]);
 
 		fprintf(out, "<tr><td class=\"n\">%.2f%%</td><td class=\"n\">%" PRIu64
 			"</td><td><span class=\"bar\" style=\"width:%dpx\"></span></td><td>",
-			report_share(r, s), s, (int)(report_share(r, s) * 3));
-		xml_str(out, attr_row(r->attr, rows[i])->name);
+			agg_share(g, s), s, (int)(agg_share(g, s) * 3));
+		xml_str(out, row_name(r, rows[i]));
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
@@ -65,7 +66,6 @@ static void html_table(const struct report *r, FILE *out)
 int write_html(const struct report *r, const char *path)
 {
 	FILE *out = fopen(path, "w");
-	uint64_t attributed = report_attributed(r);
 	int ret = 0;
 
 	if (!out) {
@@ -77,23 +77,24 @@ int write_html(const struct report *r, const char *path)
 	fprintf(out, "</title><style>%s</style></head><body>\n<h1>tailor report</h1>\n<p>", style);
 	xml_str(out, r->input);
 	fprintf(out, " (%s, %s): %" PRIu64 " samples; level <b>", r->info->format,
-		r->info->complete ? "complete" : "cut short", r->total);
+		r->info->complete ? "complete" : "cut short", r->agg.total);
 	xml_str(out, attr_level_name(r->attr));
-	fprintf(out, "</b>: %.1f%% attributed.</p>\n", report_share(r, attributed));
+	fprintf(out, "</b>: %.1f%% attributed.</p>\n",
+		agg_share(&r->agg, agg_attributed(&r->agg)));
 	fputs("<h2>Cost per component</h2>\n", out);
 	html_table(r, out);
 	if (attr_level_is_dict(r->attr)) {
 		fputs("<h2>Plan</h2>\n", out);
-		ret |= embed_view(r, out, view_plan);
+		ret |= embed_view(r, out, &view_plan);
 	}
 	fputs("<h2>Activity over time</h2>\n", out);
-	ret |= write_timeline_svg(r, out);
-	if (r->nr_mem) {
+	ret |= svg_timeline(&r->agg, out);
+	if (r->agg.nr_mem) {
 		fputs("<h2>Memory accesses over time</h2>\n", out);
-		ret |= write_memory_svg(r, out);
+		ret |= svg_memory(&r->agg, out);
 	}
 	fputs("<h2>Annotated source</h2>\n", out);
-	ret |= embed_view(r, out, view_source);
+	ret |= embed_view(r, out, &view_source);
 	fputs("</body></html>\n", out);
 	if (fclose(out) || ret) {
 		err_msg("report: writing %s failed", path);

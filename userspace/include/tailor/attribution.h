@@ -7,8 +7,11 @@
  * tag reaches goes to a named bucket -- the kernel, the object it ran in
  * ("[libc.so.6]"), or "[unknown]" -- never to a guess.
  *
- * Every distinct (code address) and (location, tag) is resolved once and
- * cached, so a sample costs a mapping search and two hash lookups.
+ * One attributor answers for a main level (the report's rows) and,
+ * optionally, a stack of levels (query > pipeline > operator > function
+ * > line) for flame graphs.  Every distinct code address, and every
+ * (address, tag), is resolved once: a sample costs a mapping search and
+ * a lookup or two.
  */
 #ifndef TAILOR_ATTRIBUTION_H
 #define TAILOR_ATTRIBUTION_H
@@ -19,7 +22,7 @@
 
 struct tdict;
 struct symbolizer;
-struct prof_sample;
+struct tev_sample;
 
 enum attr_row_kind {
 	ROW_COMPONENT,		/* a component of a dictionary level */
@@ -29,12 +32,13 @@ enum attr_row_kind {
 	ROW_KERNEL,		/* [kernel] */
 	ROW_OBJECT,		/* [object]: its code, not reached by the level */
 	ROW_UNKNOWN,		/* [unknown]: no mapping covers the IP */
-	ROW_UNRESOLVED,		/* [tag without link], [untagged shared code] */
+	ROW_UNRESOLVED,		/* [tag without link] */
 };
 
 struct attr_row {
 	enum attr_row_kind kind;
 	char *name;
+	int level;		/* the level it belongs to (0: main); -1: buckets */
 	int dict;		/* ROW_COMPONENT: its dictionary */
 	uint64_t id;		/* ROW_COMPONENT: its id */
 	int parent;		/* row of the plan parent, or -1 */
@@ -47,11 +51,17 @@ struct attr_line {
 	unsigned int line;
 };
 
-#define ATTR_NO_LINE	UINT32_MAX
+#define ATTR_NONE	UINT32_MAX
 
+/* What one sample comes to. */
 struct attr_result {
-	uint32_t row;
-	uint32_t line;		/* index into the lines, or ATTR_NO_LINE */
+	uint32_t row;		/* at the main level */
+	uint32_t line;		/* index into the lines, or ATTR_NONE */
+	/*
+	 * The outcome: samples with equal outcomes have equal rows at every
+	 * level (attr_outcome_rows()); dense from 0.
+	 */
+	uint32_t outcome;
 };
 
 /* Why samples could not be attributed, or how they were; counts. */
@@ -70,32 +80,59 @@ enum attr_note {
 	NOTE_MAX
 };
 
+struct attr_options {
+	struct tdict *const *dicts;
+	const char *const *labels;	/* name the dictionaries in rows */
+	int nr_dicts;
+	/* "instruction", "line", "function" or a level the dictionaries declare */
+	const char *level;
+	/* Levels of a stack, root first; none: no stacks. */
+	const char *const *stack;
+	int nr_stack;
+	/*
+	 * Keep every kernel sample in [kernel].  Otherwise, at a dictionary
+	 * level, a kernel sample goes to the component linked to the user
+	 * code the thread entered the kernel from (TEV_HAS_ENTRY_IP), else to
+	 * the one its user tag names (TEV_USER_TAG): kernel work on its
+	 * behalf, such as page faults in its hash table.
+	 */
+	bool kernel_apart;
+};
+
 struct attributor;
 
-/*
- * @level: "instruction", "line", "function" or a level the dictionaries
- * declare.  @labels name the dictionaries in reports.  NULL and a message
- * in @err if the level is unknown.
- */
-struct attributor *attr_new(struct tdict *const *dicts,
-			    const char *const *labels, int nr_dicts,
-			    const char *level, char *err, size_t errlen);
+/* NULL and a message in @err if a level is unknown. */
+struct attributor *attr_new(const struct attr_options *o, char *err, size_t errlen);
 void attr_free(struct attributor *a);
-/*
- * Kernel samples at a dictionary level go to the component linked to the
- * user code the thread entered the kernel from (PROF_HAS_ENTRY_IP), else
- * to the one their user tag names (PROF_USER_TAG): kernel work on its
- * behalf, such as page faults in its hash table.  On by default.
- */
-void attr_set_kernel_by_entry(struct attributor *a, bool on);
+/* 0, or -ENOMEM. */
 int attr_sample(struct attributor *a, struct symbolizer *sym,
-		const struct prof_sample *s, struct attr_result *out);
+		const struct tev_sample *s, struct attr_result *out);
 
 size_t attr_nr_rows(const struct attributor *a);
 const struct attr_row *attr_row(const struct attributor *a, size_t i);
 size_t attr_nr_lines(const struct attributor *a);
 const struct attr_line *attr_line(const struct attributor *a, size_t i);
-/* Samples counted per note so far. */
+/* True for rows a level reached (components, functions, lines ...). */
+bool attr_row_attributed(const struct attr_row *r);
+bool attr_level_is_dict(const struct attributor *a);
+const char *attr_level_name(const struct attributor *a);
+
+/* The stack levels, root first. */
+int attr_nr_stack_levels(const struct attributor *a);
+const char *attr_stack_level_name(const struct attributor *a, int i);
+size_t attr_nr_outcomes(const struct attributor *a);
+/* An outcome's row at each stack level (attr_nr_stack_levels() of them). */
+const uint32_t *attr_outcome_rows(const struct attributor *a, uint32_t outcome);
+/*
+ * An outcome's frames for a flame graph, root first: the stack levels'
+ * rows that were attributed, a name repeated on the next level once; in
+ * front, when no dictionary level was reached, the bucket ([kernel],
+ * [libc.so.6]).  Returns the count (at most @max).
+ */
+int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
+			uint32_t *frames, int max);
+
+/* Samples counted per note so far (at the main level). */
 uint64_t attr_note_count(const struct attributor *a, enum attr_note n);
 const char *attr_note_text(enum attr_note n);
 /* Objects whose samples had no debug info, with counts. */
@@ -103,9 +140,5 @@ size_t attr_nr_nodebug(const struct attributor *a);
 const char *attr_nodebug(const struct attributor *a, size_t i, uint64_t *count);
 /* Samples a dictionary's links or tags attributed. */
 uint64_t attr_dict_hits(const struct attributor *a, int dict);
-/* True for rows the level reached (components, functions, lines ...). */
-bool attr_row_attributed(const struct attr_row *r);
-bool attr_level_is_dict(const struct attributor *a);
-const char *attr_level_name(const struct attributor *a);
 
 #endif /* TAILOR_ATTRIBUTION_H */

@@ -40,7 +40,13 @@ enum tlr_record_type {
 	TLR_COMM	= 4,	/* struct tlr_comm + name */
 	TLR_TASK	= 5,	/* struct tlr_task */
 	TLR_END		= 6,	/* text: key=value lines; last record */
-	/* 7..: context switches, application markers, labels (later) */
+	/*
+	 * Empty.  Every source was drained to empty since the previous
+	 * ROUND: no record after the next ROUND is older than the newest
+	 * record before this one (perf's FINISHED_ROUND).
+	 */
+	TLR_ROUND	= 7,
+	/* 8..: context switches, application markers, labels (later) */
 };
 
 /*

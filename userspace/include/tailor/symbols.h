@@ -5,11 +5,15 @@
  * DWARF (libdw, including separate debuginfo), which function and source
  * line.  Results are cached per (file, address), so a sample costs about
  * a hash lookup once its address has been seen.
+ *
+ * Mappings come as events (sym_consumer()): mmaps in time order, a fork
+ * copying its parent's, an exec ending the old image's.
  */
 #ifndef TAILOR_SYMBOLS_H
 #define TAILOR_SYMBOLS_H
 
 #include <stdint.h>
+#include "tailor/events.h"
 
 enum sym_status {
 	SYM_OK = 0,		/* function and line known */
@@ -26,18 +30,30 @@ struct sym_result {
 	const char *function;	/* or NULL */
 	const char *file;	/* source file, or NULL */
 	unsigned int line;	/* 0 if unknown */
+	/*
+	 * A number for (path, address), dense from 0, so that callers can
+	 * keep their own facts about it in an array; UINT32_MAX when memory
+	 * ran out.  Results without an address share one per file.
+	 */
+	uint32_t id;
 };
 
 struct symbolizer;
 
 struct symbolizer *sym_new(void);
 void sym_free(struct symbolizer *s);
-/* A mapping of @pid from time @tsc on (0: from the start). */
-int sym_add_mapping(struct symbolizer *s, uint32_t pid, uint64_t tsc,
+/* The symbolizer as a consumer of mmap, fork and comm (exec) events. */
+struct tev_consumer *sym_consumer(struct symbolizer *s);
+/* A mapping of @pid from @time on (0: from the start); 0 or -errno. */
+int sym_add_mapping(struct symbolizer *s, uint32_t pid, uint64_t time,
 		    uint64_t start, uint64_t len, uint64_t pgoff,
 		    const char *path);
+/* Process @child gets copies of @parent's mappings in force at @time. */
+int sym_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t time);
+/* @pid's mappings end at @time: an exec replaced its image. */
+void sym_exec(struct symbolizer *s, uint32_t pid, uint64_t time);
 /* Strings in @out stay valid until sym_free(). */
-void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t tsc,
+void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 		struct sym_result *out);
 
 #endif /* TAILOR_SYMBOLS_H */

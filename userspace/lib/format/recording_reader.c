@@ -46,6 +46,7 @@ static const char *type_name(uint32_t type)
 	case TLR_COMM:		return "COMM";
 	case TLR_TASK:		return "TASK";
 	case TLR_END:		return "END";
+	case TLR_ROUND:		return "ROUND";
 	}
 	return "unknown";
 }

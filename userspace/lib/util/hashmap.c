@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hashmap.h"
+#include "util/hashmap.h"
 
 struct pair_slot {
 	uint64_t a, b;

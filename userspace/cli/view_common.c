@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What the report's views share: the profile's description and the notes. */
+#include <inttypes.h>
+#include <string.h>
+#include "cli.h"
+#include "report.h"
+
+const char *row_kind_name(const struct attr_row *row)
+{
+	static const char *const names[] = {
+		[ROW_COMPONENT] = "component", [ROW_FUNCTION] = "function",
+		[ROW_LINE] = "line", [ROW_INSTRUCTION] = "instruction",
+		[ROW_KERNEL] = "kernel", [ROW_OBJECT] = "object",
+		[ROW_UNKNOWN] = "unknown", [ROW_UNRESOLVED] = "unresolved",
+	};
+
+	return names[row->kind];
+}
+
+const char *row_name(const struct report *r, uint32_t row)
+{
+	return attr_row(r->attr, row)->name;
+}
+
+/* The comment lines a text view starts with. */
+void report_header(const struct report *r, struct doc *d)
+{
+	const struct agg *g = &r->agg;
+	uint64_t attributed = agg_attributed(g);
+	char dicts[4096] = "";
+	size_t n = 0;
+	int i;
+
+	doc_header(d, "# profile: %s (%s, %s): %" PRIu64 " samples, event %s",
+		   r->input, r->info->format, r->info->complete ? "complete" : "cut short",
+		   r->info->nr_samples, r->info->event[0] ? r->info->event : "?");
+	for (i = 0; i < r->nr_dicts && n < sizeof(dicts); i++)
+		n += snprintf(dicts + n, sizeof(dicts) - n, " %s", r->dict_paths[i]);
+	if (r->nr_dicts)
+		doc_header(d, "# dictionaries:%s", dicts);
+	if (g->filtered_out)
+		doc_header(d, "# filters left %" PRIu64 " samples (%" PRIu64 " filtered out)",
+			   g->total, g->filtered_out);
+	doc_header(d, "# level: %s; %" PRIu64 " of %" PRIu64 " samples (%.1f%%) attributed to %ss",
+		   attr_level_name(r->attr), attributed, g->total, agg_share(g, attributed),
+		   attr_level_name(r->attr));
+}
+
+/* JSON: what was read, and how much of it the level reached. */
+void report_meta(const struct report *r, struct doc *d)
+{
+	doc_meta(d, "profile", "input", doc_str(r->input));
+	doc_meta(d, "profile", "format", doc_str(r->info->format));
+	doc_meta(d, "profile", "complete", doc_bool(r->info->complete));
+	doc_meta(d, "profile", "samples", doc_u64(r->info->nr_samples));
+	doc_meta(d, "profile", "filtered_out", doc_u64(r->agg.filtered_out));
+	doc_meta(d, NULL, "level", doc_str(attr_level_name(r->attr)));
+	doc_meta(d, NULL, "total", doc_u64(r->agg.total));
+	doc_meta(d, NULL, "attributed", doc_u64(agg_attributed(&r->agg)));
+}
+
+/* Every reason counted: closing comment lines, and a JSON table. */
+void report_notes(const struct report *r, struct doc *d)
+{
+	static const struct doc_column cols[] = {
+		{ .name = "samples", .type = DOC_U64 }, { .name = "note", .type = DOC_STR },
+	};
+	struct doc_table *t = doc_table(d, "notes", DOC_JSON, cols, 2);
+	const struct agg *g = &r->agg;
+	enum attr_note n;
+	uint64_t count;
+	bool any = false;
+	size_t i;
+
+	for (n = NOTE_NONE + 1; n < NOTE_MAX; n++) {
+		count = attr_note_count(r->attr, n);
+		if (!count)
+			continue;
+		if (!any)
+			doc_footer(d, "# notes:");
+		any = true;
+		doc_footer(d, "#   %" PRIu64 " samples (%.1f%%) %s", count, agg_share(g, count),
+			   attr_note_text(n));
+		doc_row(d, t, 0);
+		doc_cell(d, t, doc_u64(count));
+		doc_cell(d, t, doc_str(attr_note_text(n)));
+	}
+	for (i = 0; i < attr_nr_nodebug(r->attr); i++) {
+		const char *obj = attr_nodebug(r->attr, i, &count);
+
+		if (count)
+			doc_footer(d, "#   %" PRIu64 " samples in %s, which has no line information (build with -g, or install its debug symbols)",
+				   count, obj);
+	}
+}

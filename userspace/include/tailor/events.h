@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The events of a profile, whatever file held them (a tailor recording,
+ * a perf.data): typed, with times on one axis, delivered in time order
+ * across CPUs (session.h) to consumers -- the symbolizer, the
+ * aggregation pass, an exporter -- each of which implements only the
+ * callbacks it cares about.
+ *
+ * Times are raw TSC ticks, or ns for a perf.data on perf's own clock
+ * (session_info.time_unit); strings point into the file or the reader
+ * and are valid during the callback only.
+ */
+#ifndef TAILOR_EVENTS_H
+#define TAILOR_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TEV_HAS_TAG	1u	/* tag holds the captured tag register */
+#define TEV_HAS_ADDR	2u	/* data_addr holds the sample's data address */
+#define TEV_KERNEL	4u	/* ip is in the kernel */
+/*
+ * The tag is the user's: a user-mode sample's, or a kernel sample whose
+ * registers are the user state at kernel entry (the software clock).
+ */
+#define TEV_USER_TAG	8u
+/* A kernel sample's entry_ip: the user IP where the thread entered. */
+#define TEV_HAS_ENTRY_IP 16u
+
+struct tev_sample {
+	uint64_t time;
+	uint64_t ip;
+	uint64_t tag;
+	uint64_t data_addr;
+	uint64_t entry_ip;
+	/* The events this sample stands for (its period); 0: unknown. */
+	uint64_t period;
+	uint32_t pid, tid, cpu;
+	uint32_t flags;		/* TEV_* */
+};
+
+/* An executable mapping, in force from @time on (until replaced). */
+struct tev_mmap {
+	uint64_t time;		/* 0 with at_start */
+	uint64_t start, len, pgoff;
+	const char *path;
+	uint32_t pid, tid;
+	uint32_t prot;		/* PROT_*, 0 if unknown */
+	bool at_start;		/* existed when recording started */
+};
+
+/* A thread's name: set by prctl, or by exec (@exec) with a new image. */
+struct tev_comm {
+	uint64_t time;
+	const char *name;
+	uint32_t pid, tid;
+	bool exec;
+};
+
+/* A thread or process created (fork) or ended (exit). */
+struct tev_task {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint32_t ppid, ptid;
+};
+
+/* Samples or records the kernel dropped; time 0 and cpu -1 if unknown. */
+struct tev_lost {
+	uint64_t time;
+	uint64_t count;
+	int32_t cpu;
+};
+
+/* A context switch of a sampled thread (perf record --switch-events). */
+struct tev_switch {
+	uint64_t time;
+	uint32_t pid, tid, cpu;
+	bool out;		/* switched out; else in */
+	bool preempted;		/* out while still runnable */
+	/* The thread on the other side, where known; else -1. */
+	int32_t other_pid, other_tid;
+};
+
+/* An application marker or label (room for instrumented systems). */
+struct tev_label {
+	uint64_t time;
+	uint32_t pid, tid;
+	const char *key;
+	const char *value;
+};
+
+/* Code a JIT loaded into anonymous memory (room for jitdump). */
+struct tev_jit {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t code_addr, code_size;
+	const char *name;
+};
+
+/*
+ * A consumer of events.  Embed it and recover the outer struct with
+ * container_of-style arithmetic; a NULL callback ignores that kind
+ * (tev_consumer_defaults() fills them in).  A non-zero return stops the
+ * delivery, and session_run() returns it.
+ */
+struct tev_consumer {
+	int (*sample)(struct tev_consumer *c, const struct tev_sample *s);
+	int (*mmap)(struct tev_consumer *c, const struct tev_mmap *m);
+	int (*comm)(struct tev_consumer *c, const struct tev_comm *e);
+	int (*fork)(struct tev_consumer *c, const struct tev_task *e);
+	int (*exit)(struct tev_consumer *c, const struct tev_task *e);
+	int (*lost)(struct tev_consumer *c, const struct tev_lost *e);
+	int (*context_switch)(struct tev_consumer *c, const struct tev_switch *e);
+	int (*label)(struct tev_consumer *c, const struct tev_label *e);
+	int (*jit)(struct tev_consumer *c, const struct tev_jit *e);
+};
+
+/* Every NULL callback of @c becomes one that ignores its event. */
+void tev_consumer_defaults(struct tev_consumer *c);
+
+#define tev_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+#endif /* TAILOR_EVENTS_H */

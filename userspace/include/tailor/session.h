@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A profile opened for analysis: a tailor recording or a perf.data (perf
+ * record --intr-regs=r15, optionally on the raw-TSC clock of
+ * patches/0002), told apart by their magic.  Opening checks the file and
+ * counts what it holds; session_run() then delivers its events
+ * (events.h) to consumers in time order across CPUs, reading the file in
+ * place, never copying it.
+ *
+ * Order, as perf's session does it: each CPU's data is already in time
+ * order, so the file is a sequence of sorted runs, merged as it is read.
+ * What may be delivered is bounded by rounds: a recorder marks a round
+ * after draining every source, so once round N is read no event older
+ * than the newest of round N-1 can still come.  A file without round
+ * marks (recordings of older tailors, synthetic profiles) is merged as a
+ * whole: memory then grows with its number of runs.
+ */
+#ifndef TAILOR_SESSION_H
+#define TAILOR_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tailor/events.h"
+
+enum session_time_unit { SESSION_TIME_TSC, SESSION_TIME_NS };
+
+struct session_info {
+	const char *format;	/* "tailor recording" or "perf.data" */
+	enum session_time_unit time_unit;
+	/* time delta -> ns: (delta * mult) >> shift; mult 0: unknown */
+	uint32_t mult;
+	uint32_t shift;
+	uint64_t nr_samples;	/* counted at open */
+	uint64_t first_time, last_time;	/* of the samples */
+	uint64_t nr_mappings;
+	uint64_t rounds;	/* round marks in the file */
+	bool has_tag;		/* some sample carries the tag register */
+	bool has_addr;		/* some sample carries a data address */
+	bool complete;		/* false: cut short, see problem */
+	char problem[512];	/* why it is not complete, or "" */
+	char event[128];	/* the sampled event */
+	/* The sampling period, in ns when period_is_ns; 0 if it varies. */
+	uint64_t period;
+	bool period_is_ns;
+	uint64_t lost;		/* samples the kernel dropped, if known */
+	uint64_t start_wall_ns;	/* CLOCK_REALTIME at start; 0: unknown */
+	/* Known after session_run(): */
+	uint64_t out_of_order;	/* events that came after a later one */
+	uint64_t max_queued;	/* most events held back for ordering */
+};
+
+struct session_options {
+	int tag_reg;		/* perf register number of the tag (r15 = 23) */
+	uint32_t tsc_khz;	/* converts a perf.data on the raw-TSC clock; 0: unknown */
+};
+
+struct session;
+
+/* NULL and a message naming the problem in @err when unreadable. */
+struct session *session_open(const char *path, const struct session_options *o,
+			     char *err, size_t errlen);
+const struct session_info *session_info(const struct session *s);
+/*
+ * Deliver every event to @consumers, each event to each consumer in the
+ * order given, events in time order.  Returns 0, or the first non-zero
+ * value a callback returned (delivery stops there), or -ENOMEM.  Once
+ * per session.
+ */
+int session_run(struct session *s, struct tev_consumer *const *consumers, int n);
+void session_close(struct session *s);
+
+/* mult/shift for ns = (ticks * mult) >> shift at @khz. */
+void session_khz_to_mult_shift(uint32_t khz, uint32_t *mult, uint32_t *shift);
+/* A time delta in ns. */
+uint64_t session_time_to_ns(const struct session_info *info, uint64_t delta);
+
+#endif /* TAILOR_SESSION_H */

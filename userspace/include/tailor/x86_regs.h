@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perf's x86-64 register numbering (arch/x86/include/uapi/asm/perf_regs.h),
+ * which tailor.ko's register masks and perf.data's regs_intr share, by
+ * name: one table for record, dump and report.
+ */
+#ifndef TAILOR_X86_REGS_H
+#define TAILOR_X86_REGS_H
+
+/* The perf register number of @name ("r15", "rbx" or "bx"); -1 if unknown. */
+int x86_register_number(const char *name);
+/* The x86-64 name of perf register @reg ("rax", "rip", "r15"); NULL if none. */
+const char *x86_register_name(int reg);
+
+#endif /* TAILOR_X86_REGS_H */

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The aggregation pass (tailor/aggregate.h): a consumer of a session's
+ * samples, comms and lost counts that keeps, in one pass, everything the
+ * views and exporters print.  Each aggregate costs something per sample
+ * (a hash lookup, mostly), so only the ones asked for are kept.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tailor/aggregate.h"
+#include "tailor/attribution.h"
+#include "tailor/events.h"
+#include "tailor/session.h"
+#include "tailor/symbols.h"
+#include "util/grow.h"
+#include "util/hashmap.h"
+
+#define MAX_BUCKETS	1000000
+#define MAX_STACK	16
+
+/* A thread's runs in progress, one per stack level. */
+struct thread_state {
+	uint32_t open[MAX_STACK];	/* slice index, or UINT32_MAX */
+	uint64_t last_ns;
+	bool any;
+};
+
+struct pass {
+	struct tev_consumer events;
+	struct agg *g;
+	struct symbolizer *sym;
+	struct pair_map line_index;	/* (line, row) */
+	struct pair_map bucket_index;	/* (bucket, row) */
+	struct pair_map stack_index;	/* (outcome, tag flag, tid), tag */
+	struct pair_map thread_index;	/* (pid, tid) */
+	struct thread_state *states;	/* per thread, with slices */
+	size_t cap_states;
+	int nr_stack;
+	uint64_t seen;
+	bool need_ns;
+};
+
+int agg_prepare(struct agg *g, const struct session_info *info,
+		struct attributor *attr, const struct agg_options *o,
+		char *err, size_t errlen)
+{
+	uint64_t span;
+
+	memset(g, 0, sizeof(*g));
+	g->info = info;
+	g->attr = attr;
+	g->opt = *o;
+	if ((o->windowed || o->buckets || o->slices) && !info->mult) {
+		snprintf(err, errlen, "times are raw TSC ticks and the TSC frequency is unknown; pass --tsc-khz");
+		return -EINVAL;
+	}
+	if (o->stacks || o->slices) {
+		if (attr_nr_stack_levels(attr) > MAX_STACK) {
+			snprintf(err, errlen, "at most %d stack levels", MAX_STACK);
+			return -EINVAL;
+		}
+	}
+	if (!o->windowed) {
+		g->opt.from_ns = 0;
+		g->opt.to_ns = UINT64_MAX;
+	}
+	if (o->buckets || o->memory || o->slices) {
+		span = session_time_to_ns(info, info->last_time - info->first_time) + 1;
+		if (g->opt.to_ns > span)
+			g->opt.to_ns = span;
+		g->span_ns = g->opt.to_ns > g->opt.from_ns ? g->opt.to_ns - g->opt.from_ns : 1;
+	}
+	if (o->buckets) {
+		uint64_t b = 1;
+
+		/* 1, 2 or 5 times a power of ten: about 40 buckets over the window. */
+		while (!g->opt.bucket_ns) {
+			if (g->span_ns / b <= 40)
+				g->opt.bucket_ns = b;
+			else if (g->span_ns / (2 * b) <= 40)
+				g->opt.bucket_ns = 2 * b;
+			else if (g->span_ns / (5 * b) <= 40)
+				g->opt.bucket_ns = 5 * b;
+			b *= 10;
+		}
+		g->nr_buckets = (g->span_ns + g->opt.bucket_ns - 1) / g->opt.bucket_ns;
+		if (g->nr_buckets > MAX_BUCKETS) {
+			snprintf(err, errlen,
+				 "--bucket %" PRIu64 "ns makes %" PRIu64 " buckets of a %" PRIu64 "ns window; at most %d",
+				 g->opt.bucket_ns, g->nr_buckets, g->span_ns, MAX_BUCKETS);
+			return -EINVAL;
+		}
+	}
+	if (info->period_is_ns && info->period)
+		g->sample_ns = info->period;
+	else if (info->nr_samples > 1)
+		g->sample_ns = session_time_to_ns(info, info->last_time - info->first_time) /
+			       (info->nr_samples - 1);
+	if (!g->sample_ns)
+		g->sample_ns = 1;
+	return 0;
+}
+
+static bool in_list(const uint32_t *l, int n, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (l[i] == v)
+			return true;
+	return false;
+}
+
+static int count_line(struct pass *p, uint32_t line, uint32_t row)
+{
+	struct agg *g = p->g;
+	uint32_t idx;
+
+	if (pair_map_get(&p->line_index, line, row, &idx)) {
+		g->lines[idx].samples++;
+		return 0;
+	}
+	if (array_grow((void **)&g->lines, &g->cap_lines, g->nr_lines + 1, sizeof(*g->lines)) ||
+	    pair_map_put(&p->line_index, line, row, (uint32_t)g->nr_lines))
+		return -ENOMEM;
+	g->lines[g->nr_lines++] = (struct agg_line_count){ line, row, 1 };
+	return 0;
+}
+
+static int count_bucket(struct pass *p, uint64_t bucket, uint32_t row)
+{
+	struct agg *g = p->g;
+	uint32_t idx;
+
+	if (pair_map_get(&p->bucket_index, bucket, row, &idx)) {
+		g->buckets[idx].samples++;
+		return 0;
+	}
+	if (array_grow((void **)&g->buckets, &g->cap_bucket_counts, g->nr_bucket_counts + 1,
+		       sizeof(*g->buckets)) ||
+	    pair_map_put(&p->bucket_index, bucket, row, (uint32_t)g->nr_bucket_counts))
+		return -ENOMEM;
+	g->buckets[g->nr_bucket_counts++] = (struct agg_bucket_count){ bucket, row, 1 };
+	return 0;
+}
+
+static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outcome)
+{
+	bool has_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG);
+	uint64_t key = (uint64_t)outcome << 33 | (uint64_t)has_tag << 32 | s->tid;
+	uint64_t tag = has_tag ? s->tag : 0;
+	struct agg *g = p->g;
+	uint32_t idx;
+
+	if (outcome >= 1u << 31)
+		return -ENOMEM;
+	if (!pair_map_get(&p->stack_index, key, tag, &idx)) {
+		if (array_grow((void **)&g->stacks, &g->cap_stacks, g->nr_stacks + 1,
+			       sizeof(*g->stacks)) ||
+		    pair_map_put(&p->stack_index, key, tag, (uint32_t)g->nr_stacks))
+			return -ENOMEM;
+		idx = (uint32_t)g->nr_stacks++;
+		g->stacks[idx] = (struct agg_stack_count){ .outcome = outcome, .pid = s->pid,
+							   .tid = s->tid, .has_tag = has_tag,
+							   .tag = tag };
+	}
+	g->stacks[idx].samples++;
+	g->stacks[idx].period += s->period;
+	return 0;
+}
+
+/* The thread (pid, tid), made on first sight. */
+static int thread_of(struct pass *p, uint32_t pid, uint32_t tid, uint32_t *idx)
+{
+	struct agg *g = p->g;
+	size_t i;
+
+	if (pair_map_get(&p->thread_index, pid, tid, idx))
+		return 0;
+	if (array_grow((void **)&g->threads, &g->cap_threads, g->nr_threads + 1,
+		       sizeof(*g->threads)) ||
+	    array_grow((void **)&p->states, &p->cap_states, g->nr_threads + 1,
+		       sizeof(*p->states)) ||
+	    pair_map_put(&p->thread_index, pid, tid, (uint32_t)g->nr_threads))
+		return -ENOMEM;
+	*idx = (uint32_t)g->nr_threads++;
+	g->threads[*idx] = (struct agg_thread){ .pid = pid, .tid = tid };
+	for (i = 0; i < MAX_STACK; i++)
+		p->states[*idx].open[i] = UINT32_MAX;
+	return 0;
+}
+
+/* a + b, or UINT64_MAX where that overflows (times near the end of the axis). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static void close_slices(struct pass *p, struct thread_state *ts, int from, uint64_t at_ns)
+{
+	struct agg *g = p->g;
+	uint64_t end = add_sat(ts->last_ns, g->sample_ns);
+	int i;
+
+	if (at_ns < end)
+		end = at_ns;
+	for (i = from; i < p->nr_stack; i++) {
+		if (ts->open[i] == UINT32_MAX)
+			continue;
+		g->slices[ts->open[i]].end_ns = end;
+		ts->open[i] = UINT32_MAX;
+	}
+}
+
+/*
+ * Runs of consecutive samples of a thread: where a level's row changes,
+ * that level's run and those below it end and new ones begin, so runs
+ * nest (an operator's inside its pipeline's).  A run ends at the next
+ * sample, or a sample's worth of time after its last one when the thread
+ * was gone longer than that.
+ */
+static int track_slices(struct pass *p, const struct tev_sample *s, uint64_t ns,
+			uint32_t outcome)
+{
+	const uint32_t *rows = attr_outcome_rows(p->g->attr, outcome);
+	struct agg *g = p->g;
+	struct thread_state *ts;
+	uint32_t idx;
+	int i, from;
+
+	if (thread_of(p, s->pid, s->tid, &idx))
+		return -ENOMEM;
+	ts = &p->states[idx];
+	/* A sample that came late (a broken round) joins its thread's present. */
+	if (ts->any && ns < ts->last_ns)
+		ns = ts->last_ns;
+	from = 0;
+	if (ts->any && ns <= add_sat(ts->last_ns, add_sat(g->sample_ns, g->sample_ns)))
+		while (from < p->nr_stack && ts->open[from] != UINT32_MAX &&
+		       g->slices[ts->open[from]].row == rows[from])
+			from++;
+	close_slices(p, ts, from, ns);
+	for (i = 0; i < p->nr_stack; i++) {
+		if (i < from) {
+			g->slices[ts->open[i]].samples++;
+			continue;
+		}
+		if (array_grow((void **)&g->slices, &g->cap_slices, g->nr_slices + 1,
+			       sizeof(*g->slices)))
+			return -ENOMEM;
+		ts->open[i] = (uint32_t)g->nr_slices;
+		g->slices[g->nr_slices++] = (struct agg_slice){
+			.pid = s->pid, .tid = s->tid, .level = i, .row = rows[i],
+			.begin_ns = ns, .end_ns = ns, .samples = 1,
+		};
+	}
+	ts->last_ns = ns;
+	ts->any = true;
+	g->threads[idx].samples++;
+	return 0;
+}
+
+static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+	struct agg *g = p->g;
+	struct attr_result res;
+	uint64_t ns = 0;
+
+	if (g->opt.progress && !(++p->seen & 0xfffff))
+		fprintf(stderr, "\rtailor: %" PRIu64 "M of %" PRIu64 "M samples",
+			p->seen >> 20, g->info->nr_samples >> 20);
+	if ((g->opt.nr_tids && !in_list(g->opt.tids, g->opt.nr_tids, s->tid)) ||
+	    (g->opt.nr_pids && !in_list(g->opt.pids, g->opt.nr_pids, s->pid))) {
+		g->filtered_out++;
+		return 0;
+	}
+	if (p->need_ns) {
+		ns = session_time_to_ns(g->info, s->time - g->info->first_time);
+		if (g->opt.windowed && (ns < g->opt.from_ns || ns >= g->opt.to_ns)) {
+			g->filtered_out++;
+			return 0;
+		}
+	}
+	if (attr_sample(g->attr, p->sym, s, &res) ||
+	    array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1, sizeof(uint64_t)))
+		return -ENOMEM;
+	g->row_samples[res.row]++;
+	g->total++;
+	if (g->opt.lines && res.line != ATTR_NONE && count_line(p, res.line, res.row))
+		return -ENOMEM;
+	if (g->opt.buckets &&
+	    count_bucket(p, (ns - g->opt.from_ns) / g->opt.bucket_ns, res.row))
+		return -ENOMEM;
+	if (g->opt.memory && (s->flags & TEV_HAS_ADDR)) {
+		if (array_grow((void **)&g->mem, &g->cap_mem, g->nr_mem + 1, sizeof(*g->mem)))
+			return -ENOMEM;
+		g->mem[g->nr_mem++] = (struct agg_mem_point){ ns, s->data_addr, res.row };
+	}
+	if (g->opt.stacks && count_stack(p, s, res.outcome))
+		return -ENOMEM;
+	if (g->opt.slices && track_slices(p, s, ns, res.outcome))
+		return -ENOMEM;
+	return 0;
+}
+
+static int on_comm(struct tev_consumer *c, const struct tev_comm *e)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+	uint32_t idx;
+
+	if (!p->g->opt.slices)
+		return 0;
+	if (thread_of(p, e->pid, e->tid, &idx))
+		return -ENOMEM;
+	snprintf(p->g->threads[idx].name, sizeof(p->g->threads[idx].name), "%s", e->name);
+	return 0;
+}
+
+static int on_lost(struct tev_consumer *c, const struct tev_lost *e)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+
+	p->g->lost += e->count;
+	return 0;
+}
+
+static int cmp_mem(const void *a, const void *b)
+{
+	const struct agg_mem_point *x = a, *y = b;
+
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
+{
+	struct pass p = {
+		.events = { .sample = on_sample, .comm = on_comm, .lost = on_lost },
+		.g = g, .sym = sym,
+		.nr_stack = attr_nr_stack_levels(g->attr),
+		.need_ns = g->opt.windowed || g->opt.buckets || g->opt.memory || g->opt.slices,
+	};
+	struct tev_consumer *consumers[] = {
+		g->opt.mappings ? g->opt.mappings : sym_consumer(sym), &p.events,
+	};
+	size_t t;
+	int ret;
+
+	ret = session_run(s, consumers, 2);
+	if (g->opt.progress && p.seen >= 0x100000)
+		fputs("\r\033[K", stderr);
+	for (t = 0; !ret && g->opt.slices && t < g->nr_threads; t++)
+		if (p.states[t].any)
+			close_slices(&p, &p.states[t], 0, UINT64_MAX);
+	/* Rounds a recorder broke leave samples late: the view needs them in order. */
+	if (g->info->out_of_order && g->nr_mem)
+		qsort(g->mem, g->nr_mem, sizeof(*g->mem), cmp_mem);
+	pair_map_free(&p.line_index);
+	pair_map_free(&p.bucket_index);
+	pair_map_free(&p.stack_index);
+	pair_map_free(&p.thread_index);
+	free(p.states);
+	return ret;
+}
+
+void agg_free(struct agg *g)
+{
+	free(g->row_samples);
+	free(g->lines);
+	free(g->buckets);
+	free(g->mem);
+	free(g->stacks);
+	free(g->slices);
+	free(g->threads);
+	memset(g, 0, sizeof(*g));
+}
+
+uint64_t agg_attributed(const struct agg *g)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < attr_nr_rows(g->attr); i++)
+		if (attr_row_attributed(attr_row(g->attr, i)))
+			n += agg_row_samples(g, i);
+	return n;
+}
+
+double agg_share(const struct agg *g, uint64_t samples)
+{
+	return g->total ? 100.0 * (double)samples / (double)g->total : 0.0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	const struct agg *g = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t sx = agg_row_samples(g, x), sy = agg_row_samples(g, y);
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return strcmp(attr_row(g->attr, x)->name, attr_row(g->attr, y)->name);
+}
+
+uint32_t *agg_rows_by_samples(const struct agg *g, size_t *n)
+{
+	size_t i, nr = attr_nr_rows(g->attr);
+	uint32_t *rows = malloc((nr ? nr : 1) * sizeof(*rows));
+
+	*n = 0;
+	if (!rows)
+		return NULL;
+	for (i = 0; i < nr; i++)
+		if (agg_row_samples(g, i))
+			rows[(*n)++] = (uint32_t)i;
+	qsort_r(rows, *n, sizeof(*rows), cmp_rows, (void *)g);
+	return rows;
+}
+
+int *agg_row_ranks(const struct agg *g)
+{
+	size_t i, n, nr = attr_nr_rows(g->attr);
+	uint32_t *rows = agg_rows_by_samples(g, &n);
+	int *rank = malloc((nr + 1) * sizeof(*rank));
+
+	if (!rows || !rank) {
+		free(rows);
+		free(rank);
+		return NULL;
+	}
+	for (i = 0; i < nr; i++)
+		rank[i] = INT32_MAX;
+	for (i = 0; i < n; i++)
+		rank[rows[i]] = (int)i;
+	free(rows);
+	return rank;
+}
+
+static int cmp_bucket(const void *a, const void *b)
+{
+	const struct agg_bucket_count *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+struct agg_bucket_count *agg_sorted_buckets(const struct agg *g)
+{
+	struct agg_bucket_count *b = malloc((g->nr_bucket_counts + 1) * sizeof(*b));
+
+	if (!b)
+		return NULL;
+	if (g->nr_bucket_counts)
+		memcpy(b, g->buckets, g->nr_bucket_counts * sizeof(*b));
+	qsort(b, g->nr_bucket_counts, sizeof(*b), cmp_bucket);
+	return b;
+}
+
+uint64_t agg_fullest_bucket(const struct agg_bucket_count *b, size_t n)
+{
+	uint64_t max = 0, sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i && b[i].bucket != b[i - 1].bucket)
+			sum = 0;
+		sum += b[i].samples;
+		if (sum > max)
+			max = sum;
+	}
+	return max;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the attributor (tailor/attribution.h), split by concern:
+ *   intern.c      rows and source lines, each made once
+ *   policy.c      what a site (a code address) and a tag come to at a level
+ *   notes.c       why samples were attributed as they were: the counts
+ *   attributor.c  sites, outcomes and their caches; the public API
+ */
+#ifndef TAILOR_LIB_ATTR_ATTR_H
+#define TAILOR_LIB_ATTR_ATTR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "tailor/attribution.h"
+#include "tailor/dictionary_reader.h"
+#include "tailor/events.h"
+#include "tailor/symbols.h"
+#include "util/hashmap.h"
+
+#define ATTR_MAX_DICTS		64
+#define ATTR_MAX_LEVELS		16
+#define ATTR_MAX_CANDIDATES	4
+
+/* ---- intern.c ---- */
+
+struct row_table {
+	struct attr_row *rows;
+	size_t nr, cap;
+	struct str_map by_name;		/* named rows, by kind and name */
+};
+
+struct line_table {
+	struct attr_line *lines;
+	size_t nr, cap;
+	struct str_map by_key;		/* "file:line" */
+};
+
+/* A new row; 0 and *@row, or -ENOMEM. */
+int rows_add(struct row_table *t, enum attr_row_kind kind, int level,
+	     const char *name, const char *object, uint32_t *row);
+/* The row of @kind named @name, made on first use. */
+int rows_named(struct row_table *t, enum attr_row_kind kind, int level,
+	       const char *name, const char *object, uint32_t *row);
+/* "[libc.so.6]": the bucket of samples in @path no level reached. */
+int rows_object(struct row_table *t, const char *path, uint32_t *row);
+void rows_free(struct row_table *t);
+/* The line @key ("file:line") of @file, made on first use. */
+int lines_intern(struct line_table *t, const char *file, unsigned int line,
+		 const char *key, uint32_t *idx);
+void lines_free(struct line_table *t);
+
+/* ---- levels ---- */
+
+enum level_kind { LEVEL_INSTRUCTION, LEVEL_LINE, LEVEL_FUNCTION, LEVEL_DICT };
+
+struct attr_level {
+	enum level_kind kind;
+	char name[64];
+	int dict_level[ATTR_MAX_DICTS];	/* -1: the dictionary lacks it */
+	/* Rows of the level's components: row_base + index among them. */
+	uint32_t row_base[ATTR_MAX_DICTS];
+	const struct tdict_component *first[ATTR_MAX_DICTS];
+};
+
+/* How one level attributes the samples of a site, before their tag. */
+struct site_level {
+	uint32_t row;			/* the row, unless needs_tag */
+	uint8_t note;
+	bool needs_tag;
+	bool tag_matters;		/* shared or generated: a tag naming nothing is news */
+	uint8_t nr_cand;
+	uint32_t cand[ATTR_MAX_CANDIDATES];	/* the components its links name */
+	uint32_t fallback;		/* the row when the tag decides nothing */
+	uint8_t fallback_note;
+};
+
+/* ---- notes.c ---- */
+
+struct nodebug_object {
+	const char *object;
+	uint64_t count;
+};
+
+struct attr_notes {
+	uint64_t count[NOTE_MAX];
+	struct nodebug_object *nodebug;
+	size_t nr_nodebug;
+	uint64_t dict_hits[ATTR_MAX_DICTS];
+};
+
+/* The index of @object among the objects without debug info; -ENOMEM. */
+int notes_nodebug_index(struct attr_notes *n, const char *object, uint32_t *idx);
+
+/* ---- the attributor ---- */
+
+/* A code address (or [kernel] entry) and what it is, at every level. */
+struct site {
+	uint32_t line;			/* or ATTR_NONE */
+	uint32_t nodebug;		/* into notes.nodebug, or ATTR_NONE */
+	/* No level needs the tag: every sample here has this outcome. */
+	uint32_t fixed_outcome;		/* or ATTR_NONE */
+	/* levels[] of this site: site_levels[site * nr_levels + level] */
+};
+
+/* A (site, tag) result: the main level's row and note, rows per stack level. */
+struct outcome {
+	uint32_t row;
+	uint8_t note;
+	uint32_t line;
+	uint32_t nodebug;
+	/* stack rows: outcome_rows[outcome * nr_stack + i] */
+};
+
+struct attributor {
+	struct tdict *const *dicts;
+	const char *const *labels;
+	int nr_dicts;
+	bool kernel_apart;
+	/* levels[0] is the main level; stack[i] indexes levels[]. */
+	struct attr_level levels[ATTR_MAX_LEVELS];
+	int nr_levels;
+	int stack[ATTR_MAX_LEVELS];
+	int nr_stack;
+	struct str_map dict_files[ATTR_MAX_DICTS];	/* files named by links */
+
+	struct row_table rows;
+	struct line_table lines;
+	uint32_t kernel_row, unknown_row, unresolved_row;
+
+	struct site *sites;
+	size_t nr_sites, cap_sites;
+	struct site_level *site_levels;
+	size_t cap_site_levels;
+	uint32_t *site_of_sym;		/* symbolizer result id -> site + 1 */
+	size_t cap_site_of_sym;
+	uint32_t kernel_site;		/* a kernel sample with no user site */
+
+	struct outcome *outcomes;
+	size_t nr_outcomes, cap_outcomes;
+	uint32_t *outcome_rows;
+	size_t cap_outcome_rows;
+	struct pair_map outcome_of;	/* (site, tag) -> outcome */
+	struct pair_map kernel_outcome_of; /* (entry site, tag) -> outcome */
+	uint32_t unknown_outcome;
+
+	struct attr_notes notes;
+};
+
+static inline struct site_level *site_level(const struct attributor *a,
+					    uint32_t site, int level)
+{
+	return &a->site_levels[(size_t)site * a->nr_levels + level];
+}
+
+/* ---- policy.c ---- */
+
+/* What @lv makes of a symbolized site, before any tag. */
+int policy_site(struct attributor *a, const struct attr_level *lv,
+		const struct sym_result *r, const char *file_line,
+		struct site_level *out);
+/* A site's row at @lv under @s's tag, and why. */
+int policy_tag(struct attributor *a, const struct attr_level *lv,
+	       const struct site_level *sl, const struct tev_sample *s,
+	       uint32_t *row, uint8_t *note);
+/*
+ * A kernel sample's row at @lv: by the site it entered from (@entry,
+ * NULL if unknown), else by its user tag; [kernel] when unsure.
+ */
+int policy_kernel(struct attributor *a, const struct attr_level *lv,
+		  const struct site_level *entry, const struct site_level *untagged,
+		  const struct tev_sample *s, uint32_t *row, uint8_t *note);
+
+#endif /* TAILOR_LIB_ATTR_ATTR_H */

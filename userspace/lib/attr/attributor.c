@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The attributor (tailor/attribution.h): sites and outcomes, each worked
+ * out once by the policy (policy.c) and then looked up.
+ *
+ * A site is what a code address is, at every level the report asks for;
+ * the symbolizer numbers its answers, so finding a sample's site is an
+ * array index.  An outcome is what a sample comes to: its row at each
+ * level and the reason; a site that no level needs a tag for has one
+ * outcome, others one per (site, tag), found in a hash map.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attr/attr.h"
+#include "dict/graph.h"
+#include "util/grow.h"
+
+#define KERNEL_START	0xffff800000000000ull
+#define NO_ENTRY_SITE	UINT32_MAX
+
+/* ---- levels and their rows ---- */
+
+static int level_setup(struct attributor *a, struct attr_level *lv, const char *name,
+		       char *err, size_t errlen)
+{
+	bool found = false;
+	int di;
+
+	memset(lv, 0, sizeof(*lv));
+	snprintf(lv->name, sizeof(lv->name), "%s", name);
+	if (!strcmp(name, "instruction")) {
+		lv->kind = LEVEL_INSTRUCTION;
+	} else if (!strcmp(name, "line")) {
+		lv->kind = LEVEL_LINE;
+	} else if (!strcmp(name, "function")) {
+		lv->kind = LEVEL_FUNCTION;
+	} else {
+		lv->kind = LEVEL_DICT;
+		for (di = 0; di < a->nr_dicts; di++) {
+			lv->dict_level[di] = tdict_level(a->dicts[di], name);
+			found |= lv->dict_level[di] > 0;
+		}
+		if (!found) {
+			snprintf(err, errlen, a->nr_dicts ?
+				 "no dictionary declares the level '%s'" :
+				 "level '%s' needs a Tagging Dictionary (--dict)", name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The level named @name, set up on first use; its index or -errno. */
+static int level_index(struct attributor *a, const char *name, char *err, size_t errlen)
+{
+	int i, ret;
+
+	for (i = 0; i < a->nr_levels; i++)
+		if (!strcmp(a->levels[i].name, name))
+			return i;
+	if (a->nr_levels == ATTR_MAX_LEVELS) {
+		snprintf(err, errlen, "at most %d levels", ATTR_MAX_LEVELS);
+		return -EINVAL;
+	}
+	ret = level_setup(a, &a->levels[a->nr_levels], name, err, errlen);
+	return ret ? ret : a->nr_levels++;
+}
+
+/* Rows for the components a dictionary has at @lv, with their plan parents. */
+static int add_dict_rows(struct attributor *a, int li, int di)
+{
+	struct attr_level *lv = &a->levels[li];
+	const struct tdict *d = a->dicts[di];
+	const struct tdict_component *c;
+	size_t i, n;
+	uint32_t row;
+
+	c = dict_level_components(d, lv->dict_level[di], &n);
+	lv->first[di] = c;
+	lv->row_base[di] = (uint32_t)a->rows.nr;
+	for (i = 0; i < n; i++) {
+		char name[512];
+
+		if (a->nr_dicts > 1)
+			snprintf(name, sizeof(name), "%s: %s", a->labels[di], c[i].name);
+		else
+			snprintf(name, sizeof(name), "%s", c[i].name);
+		if (rows_add(&a->rows, ROW_COMPONENT, li, name, NULL, &row))
+			return -ENOMEM;
+		a->rows.rows[row].dict = di;
+		a->rows.rows[row].id = c[i].id;
+	}
+	for (i = 0; i < n; i++) {
+		const struct tdict_component *p;
+
+		if (c[i].parent_level != lv->dict_level[di])
+			continue;
+		p = tdict_component(d, lv->dict_level[di], c[i].parent_id);
+		if (p)
+			a->rows.rows[lv->row_base[di] + i].parent =
+				(int)(lv->row_base[di] + (p - c));
+	}
+	return 0;
+}
+
+/* The files each dictionary's line links name: their other lines are news. */
+static int index_dict_files(struct attributor *a, int di)
+{
+	const struct tdict *d = a->dicts[di];
+	size_t i;
+
+	for (i = 0; i < d->nr_links; i++) {
+		const char *fl = d->links[i].key_line, *colon;
+		char file[4096];
+
+		if (d->links[i].level || !fl || !(colon = strrchr(fl, ':')))
+			continue;
+		snprintf(file, sizeof(file), "%.*s", (int)(colon - fl), fl);
+		if (str_map_put(&a->dict_files[di], file, 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- outcomes ---- */
+
+static int new_outcome(struct attributor *a, uint32_t *idx)
+{
+	size_t n = a->nr_outcomes;
+
+	if (n >= UINT32_MAX - 1 ||
+	    array_grow((void **)&a->outcomes, &a->cap_outcomes, n + 1, sizeof(*a->outcomes)) ||
+	    array_grow((void **)&a->outcome_rows, &a->cap_outcome_rows,
+		       (n + 1) * (a->nr_stack ? a->nr_stack : 1), sizeof(*a->outcome_rows)))
+		return -ENOMEM;
+	a->outcomes[n] = (struct outcome){ .row = ATTR_NONE, .line = ATTR_NONE,
+					   .nodebug = ATTR_NONE };
+	*idx = (uint32_t)a->nr_outcomes++;
+	return 0;
+}
+
+static uint32_t *rows_of(const struct attributor *a, uint32_t outcome)
+{
+	return &a->outcome_rows[(size_t)outcome * a->nr_stack];
+}
+
+/* A level's row for a user sample at @site. */
+static int user_row(struct attributor *a, uint32_t site, int li,
+		    const struct tev_sample *s, uint32_t *row, uint8_t *note)
+{
+	const struct site_level *sl = site_level(a, site, li);
+
+	if (!sl->needs_tag) {
+		*row = sl->row;
+		*note = sl->note;
+		return 0;
+	}
+	return policy_tag(a, &a->levels[li], sl, s, row, note);
+}
+
+static int user_outcome(struct attributor *a, uint32_t site, const struct tev_sample *s,
+			uint32_t *idx)
+{
+	struct outcome *o;
+	uint32_t row;
+	uint8_t note;
+	int i;
+
+	if (new_outcome(a, idx))
+		return -ENOMEM;
+	o = &a->outcomes[*idx];
+	o->line = a->sites[site].line;
+	o->nodebug = a->sites[site].nodebug;
+	if (user_row(a, site, 0, s, &o->row, &o->note))
+		return -ENOMEM;
+	for (i = 0; i < a->nr_stack; i++) {
+		if (user_row(a, site, a->stack[i], s, &row, &note))
+			return -ENOMEM;
+		rows_of(a, *idx)[i] = row;
+	}
+	return 0;
+}
+
+static int kernel_outcome(struct attributor *a, uint32_t entry, const struct tev_sample *s,
+			  uint32_t *idx)
+{
+	const struct site_level *e;
+	struct outcome *o;
+	uint32_t row;
+	uint8_t note;
+	int i, li;
+
+	if (new_outcome(a, idx))
+		return -ENOMEM;
+	o = &a->outcomes[*idx];
+	for (i = -1; i < a->nr_stack; i++) {
+		li = i < 0 ? 0 : a->stack[i];
+		e = entry == NO_ENTRY_SITE ? NULL : site_level(a, entry, li);
+		if (policy_kernel(a, &a->levels[li], e, site_level(a, a->kernel_site, li),
+				  s, &row, &note))
+			return -ENOMEM;
+		if (i < 0) {
+			o->row = row;
+			o->note = note;
+		} else {
+			rows_of(a, *idx)[i] = row;
+		}
+	}
+	return 0;
+}
+
+/* ---- sites ---- */
+
+static int new_site(struct attributor *a, uint32_t *idx)
+{
+	size_t n = a->nr_sites, i;
+
+	if (n >= UINT32_MAX - 1 ||
+	    array_grow((void **)&a->sites, &a->cap_sites, n + 1, sizeof(*a->sites)) ||
+	    array_grow((void **)&a->site_levels, &a->cap_site_levels,
+		       (n + 1) * a->nr_levels, sizeof(*a->site_levels)))
+		return -ENOMEM;
+	a->sites[n] = (struct site){ .line = ATTR_NONE, .nodebug = ATTR_NONE,
+				     .fixed_outcome = ATTR_NONE };
+	for (i = 0; i < (size_t)a->nr_levels; i++)
+		*site_level(a, (uint32_t)n, (int)i) =
+			(struct site_level){ .row = ATTR_NONE, .fallback = ATTR_NONE };
+	*idx = (uint32_t)a->nr_sites++;
+	return 0;
+}
+
+/* What the code at @r is, at every level; made once per symbolizer answer. */
+static int site_of(struct attributor *a, const struct sym_result *r, uint32_t *idx)
+{
+	char key[4200];
+	const char *file_line = NULL;
+	const struct site_level *main;
+	bool needs_tag = false;
+	struct site *st;
+	int li;
+
+	if (r->id < a->cap_site_of_sym && a->site_of_sym[r->id]) {
+		*idx = a->site_of_sym[r->id] - 1;
+		return 0;
+	}
+	if (r->id == UINT32_MAX ||
+	    array_grow((void **)&a->site_of_sym, &a->cap_site_of_sym, (size_t)r->id + 1,
+		       sizeof(*a->site_of_sym)) ||
+	    new_site(a, idx))
+		return -ENOMEM;
+	st = &a->sites[*idx];
+	if (r->file && r->line) {
+		snprintf(key, sizeof(key), "%s:%u", r->file, r->line);
+		file_line = key;
+		if (lines_intern(&a->lines, r->file, r->line, key, &st->line))
+			return -ENOMEM;
+	}
+	for (li = 0; li < a->nr_levels; li++) {
+		if (policy_site(a, &a->levels[li], r, file_line, site_level(a, *idx, li)))
+			return -ENOMEM;
+		needs_tag |= site_level(a, *idx, li)->needs_tag;
+	}
+	main = site_level(a, *idx, 0);
+	if ((main->note == NOTE_NO_DEBUGINFO ||
+	     (main->needs_tag && main->fallback_note == NOTE_NO_DEBUGINFO)) &&
+	    notes_nodebug_index(&a->notes, r->path, &st->nodebug))
+		return -ENOMEM;
+	if (!needs_tag) {
+		struct tev_sample untagged = { 0 };
+
+		if (user_outcome(a, *idx, &untagged, &a->sites[*idx].fixed_outcome))
+			return -ENOMEM;
+	}
+	a->site_of_sym[r->id] = *idx + 1;
+	return 0;
+}
+
+/* The site of @ip in @pid at @time; 1 if no mapping covers it. */
+static int find_site(struct attributor *a, struct symbolizer *sym, uint32_t pid,
+		     uint64_t ip, uint64_t time, uint32_t *idx)
+{
+	struct sym_result r;
+
+	sym_lookup(sym, pid, ip, time, &r);
+	if (r.status == SYM_NO_MAPPING || !r.path)
+		return 1;
+	return site_of(a, &r, idx);
+}
+
+/* ---- samples ---- */
+
+static void count(struct attributor *a, const struct outcome *o)
+{
+	const struct attr_row *row = &a->rows.rows[o->row];
+
+	a->notes.count[o->note]++;
+	if (o->note == NOTE_NO_DEBUGINFO && o->nodebug != ATTR_NONE)
+		a->notes.nodebug[o->nodebug].count++;
+	if (row->kind == ROW_COMPONENT)
+		a->notes.dict_hits[row->dict]++;
+}
+
+static bool entry_matters(const struct attributor *a)
+{
+	int i;
+
+	if (a->kernel_apart)
+		return false;
+	for (i = 0; i < a->nr_levels; i++)
+		if (a->levels[i].kind == LEVEL_DICT)
+			return true;
+	return false;
+}
+
+static int sample_kernel(struct attributor *a, struct symbolizer *sym,
+			 const struct tev_sample *s, uint32_t *idx)
+{
+	uint32_t entry = NO_ENTRY_SITE;
+	uint64_t tag = 0;
+	int ret;
+
+	if ((s->flags & TEV_HAS_ENTRY_IP) && entry_matters(a)) {
+		ret = find_site(a, sym, s->pid, s->entry_ip, s->time, &entry);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			entry = NO_ENTRY_SITE;
+	}
+	if ((s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG))
+		tag = s->tag;
+	if (pair_map_get(&a->kernel_outcome_of, entry, tag, idx))
+		return 0;
+	if (kernel_outcome(a, entry, s, idx) ||
+	    pair_map_put(&a->kernel_outcome_of, entry, tag, *idx))
+		return -ENOMEM;
+	return 0;
+}
+
+int attr_sample(struct attributor *a, struct symbolizer *sym,
+		const struct tev_sample *s, struct attr_result *out)
+{
+	uint32_t site, idx;
+	uint64_t tag;
+	int ret;
+
+	if ((s->flags & TEV_KERNEL) || s->ip >= KERNEL_START) {
+		ret = sample_kernel(a, sym, s, &idx);
+	} else {
+		ret = find_site(a, sym, s->pid, s->ip, s->time, &site);
+		if (ret > 0) {
+			idx = a->unknown_outcome;
+			ret = 0;
+		} else if (!ret && a->sites[site].fixed_outcome != ATTR_NONE) {
+			idx = a->sites[site].fixed_outcome;
+		} else if (!ret) {
+			tag = (s->flags & TEV_HAS_TAG) ? s->tag : 0;
+			if (!pair_map_get(&a->outcome_of, site, tag, &idx) &&
+			    (user_outcome(a, site, s, &idx) ||
+			     pair_map_put(&a->outcome_of, site, tag, idx)))
+				ret = -ENOMEM;
+		}
+	}
+	if (ret)
+		return ret;
+	count(a, &a->outcomes[idx]);
+	out->row = a->outcomes[idx].row;
+	out->line = a->outcomes[idx].line;
+	out->outcome = idx;
+	return 0;
+}
+
+/* ---- setting up ---- */
+
+static int fixed_rows(struct attributor *a)
+{
+	struct site_level *kl;
+	uint32_t *rows;
+	int li, i;
+
+	if (rows_named(&a->rows, ROW_KERNEL, -1, "[kernel]", NULL, &a->kernel_row) ||
+	    rows_named(&a->rows, ROW_UNKNOWN, -1, "[unknown]", NULL, &a->unknown_row) ||
+	    rows_named(&a->rows, ROW_UNRESOLVED, -1, "[tag without link]", NULL,
+		       &a->unresolved_row))
+		return -ENOMEM;
+	/* Kernel samples with no user site: like code outside every dictionary. */
+	if (new_site(a, &a->kernel_site))
+		return -ENOMEM;
+	for (li = 0; li < a->nr_levels; li++) {
+		kl = site_level(a, a->kernel_site, li);
+		kl->needs_tag = true;
+		kl->fallback = a->kernel_row;
+	}
+	if (new_outcome(a, &a->unknown_outcome))
+		return -ENOMEM;
+	a->outcomes[a->unknown_outcome].row = a->unknown_row;
+	a->outcomes[a->unknown_outcome].note = NOTE_NO_MAPPING;
+	rows = rows_of(a, a->unknown_outcome);
+	for (i = 0; i < a->nr_stack; i++)
+		rows[i] = a->unknown_row;
+	return 0;
+}
+
+struct attributor *attr_new(const struct attr_options *o, char *err, size_t errlen)
+{
+	struct attributor *a;
+	int i, li, di;
+
+	if (o->nr_dicts > ATTR_MAX_DICTS) {
+		snprintf(err, errlen, "at most %d dictionaries", ATTR_MAX_DICTS);
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->dicts = o->dicts;
+	a->labels = o->labels;
+	a->nr_dicts = o->nr_dicts;
+	a->kernel_apart = o->kernel_apart;
+	if (level_index(a, o->level, err, errlen) < 0)
+		goto fail;
+	for (i = 0; i < o->nr_stack; i++) {
+		li = level_index(a, o->stack[i], err, errlen);
+		if (li < 0)
+			goto fail;
+		a->stack[a->nr_stack++] = li;
+	}
+	for (di = 0; di < a->nr_dicts; di++)
+		if (index_dict_files(a, di))
+			goto oom;
+	for (li = 0; li < a->nr_levels; li++)
+		for (di = 0; a->levels[li].kind == LEVEL_DICT && di < a->nr_dicts; di++)
+			if (a->levels[li].dict_level[di] > 0 && add_dict_rows(a, li, di))
+				goto oom;
+	if (fixed_rows(a))
+		goto oom;
+	return a;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	attr_free(a);
+	return NULL;
+}
+
+void attr_free(struct attributor *a)
+{
+	int di;
+
+	if (!a)
+		return;
+	rows_free(&a->rows);
+	lines_free(&a->lines);
+	for (di = 0; di < a->nr_dicts; di++)
+		str_map_free(&a->dict_files[di]);
+	pair_map_free(&a->outcome_of);
+	pair_map_free(&a->kernel_outcome_of);
+	free(a->sites);
+	free(a->site_levels);
+	free(a->site_of_sym);
+	free(a->outcomes);
+	free(a->outcome_rows);
+	free(a->notes.nodebug);
+	free(a);
+}
+
+/* ---- what the attributor knows ---- */
+
+size_t attr_nr_rows(const struct attributor *a)
+{
+	return a->rows.nr;
+}
+
+const struct attr_row *attr_row(const struct attributor *a, size_t i)
+{
+	return &a->rows.rows[i];
+}
+
+size_t attr_nr_lines(const struct attributor *a)
+{
+	return a->lines.nr;
+}
+
+const struct attr_line *attr_line(const struct attributor *a, size_t i)
+{
+	return &a->lines.lines[i];
+}
+
+bool attr_row_attributed(const struct attr_row *r)
+{
+	return r->kind <= ROW_INSTRUCTION;
+}
+
+bool attr_level_is_dict(const struct attributor *a)
+{
+	return a->levels[0].kind == LEVEL_DICT;
+}
+
+const char *attr_level_name(const struct attributor *a)
+{
+	return a->levels[0].name;
+}
+
+int attr_nr_stack_levels(const struct attributor *a)
+{
+	return a->nr_stack;
+}
+
+const char *attr_stack_level_name(const struct attributor *a, int i)
+{
+	return a->levels[a->stack[i]].name;
+}
+
+size_t attr_nr_outcomes(const struct attributor *a)
+{
+	return a->nr_outcomes;
+}
+
+const uint32_t *attr_outcome_rows(const struct attributor *a, uint32_t outcome)
+{
+	return rows_of(a, outcome);
+}
+
+int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
+			uint32_t *frames, int max)
+{
+	const uint32_t *rows = rows_of(a, outcome);
+	uint32_t bucket = ATTR_NONE;
+	bool dict_reached = false;
+	int i, n = 0;
+
+	for (i = 0; i < a->nr_stack && n < max; i++) {
+		const struct attr_row *r = &a->rows.rows[rows[i]];
+
+		if (!attr_row_attributed(r)) {
+			if (bucket == ATTR_NONE)
+				bucket = rows[i];
+			continue;
+		}
+		if (a->levels[a->stack[i]].kind == LEVEL_DICT)
+			dict_reached = true;
+		/* A component named alike on two levels (the engine's runtime parts) once. */
+		if (!n || strcmp(a->rows.rows[frames[n - 1]].name, r->name))
+			frames[n++] = rows[i];
+	}
+	/* Code no dictionary level reached sits under its object, [kernel] ... */
+	if (!dict_reached && bucket != ATTR_NONE && max > 0) {
+		if (n == max)
+			n--;
+		memmove(frames + 1, frames, n * sizeof(*frames));
+		frames[0] = bucket;
+		n++;
+	}
+	return n;
+}

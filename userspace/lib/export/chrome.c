@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Chrome trace JSON (the Trace Event Format), which ui.perfetto.dev,
+ * chrome://tracing and speedscope open: a track per thread, named after
+ * its process and comm; complete events ("ph":"X") for the runs of
+ * consecutive samples of one component at each stack level, a pipeline's
+ * enclosing its operators' (the pass makes them nest); and a counter
+ * track per component of the level with its samples per time bucket.
+ *
+ * Times are whole microseconds since the first sample, each rounded to
+ * the nearest: the same rounding of the same instants keeps runs that
+ * touch touching and children inside their parents, where a reader's
+ * own rounding of fractions might not.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tailor/aggregate.h"
+#include "tailor/attribution.h"
+#include "tailor/export.h"
+#include "tailor/session.h"
+
+static uint64_t us(uint64_t ns)
+{
+	return ns / 1000 + (ns % 1000 >= 500);
+}
+
+static const struct agg_thread *thread_of(const struct agg *g, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_threads; i++)
+		if (g->threads[i].pid == pid && g->threads[i].tid == tid)
+			return &g->threads[i];
+	return NULL;
+}
+
+static void names(const struct export_profile *p, FILE *out, const char **sep)
+{
+	const struct agg *g = p->agg;
+	size_t i, j;
+
+	for (i = 0; i < g->nr_threads; i++) {
+		const struct agg_thread *t = &g->threads[i], *main;
+		bool first = true;
+
+		for (j = 0; j < i; j++)
+			if (g->threads[j].pid == t->pid)
+				first = false;
+		if (first) {
+			main = thread_of(g, t->pid, t->pid);
+			fprintf(out, "%s\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":",
+				*sep, t->pid);
+			if (main && main->name[0]) {
+				json_str(out, main->name);
+			} else {
+				fprintf(out, "\"pid %u\"", t->pid);
+			}
+			fputs("}}", out);
+			*sep = ",";
+		}
+		fprintf(out, "%s\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+			*sep, t->pid, t->tid);
+		if (t->name[0])
+			json_str(out, t->name);
+		else
+			fprintf(out, "\"tid %u\"", t->tid);
+		fputs("}}", out);
+	}
+}
+
+static void slices(const struct export_profile *p, FILE *out, const char **sep)
+{
+	const struct agg *g = p->agg;
+	size_t i;
+
+	for (i = 0; i < g->nr_slices; i++) {
+		const struct agg_slice *s = &g->slices[i];
+		uint64_t b = us(s->begin_ns), e = us(s->end_ns);
+
+		fprintf(out, "%s\n{\"ph\":\"X\",\"name\":", *sep);
+		json_str(out, attr_row(p->attr, s->row)->name);
+		fputs(",\"cat\":", out);
+		json_str(out, attr_stack_level_name(p->attr, s->level));
+		fprintf(out, ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,"
+			"\"args\":{\"samples\":%" PRIu64 "}}", b, e - b, s->pid, s->tid, s->samples);
+		*sep = ",";
+	}
+}
+
+/* Per component of the level, its samples in each bucket, 0 where it had none. */
+static int counters(const struct export_profile *p, FILE *out, const char **sep)
+{
+	const struct agg *g = p->agg;
+	size_t nr = attr_nr_rows(p->attr), i = 0, r;
+	struct agg_bucket_count *b = agg_sorted_buckets(g);
+	uint64_t *in_bucket = calloc(nr + 1, sizeof(*in_bucket)), bucket;
+	bool *seen = calloc(nr + 1, sizeof(*seen));
+	uint32_t pid = g->nr_threads ? g->threads[0].pid : 0;
+	char name[128];
+
+	if (!b || !in_bucket || !seen) {
+		free(b);
+		free(in_bucket);
+		free(seen);
+		return -1;
+	}
+	for (i = 0; i < g->nr_bucket_counts; i++)
+		seen[b[i].row] = true;
+	snprintf(name, sizeof(name), "%s samples", attr_level_name(p->attr));
+	for (i = 0, bucket = 0; bucket < g->nr_buckets; bucket++) {
+		const char *asep = "";
+
+		memset(in_bucket, 0, (nr + 1) * sizeof(*in_bucket));
+		for (; i < g->nr_bucket_counts && b[i].bucket == bucket; i++)
+			in_bucket[b[i].row] += b[i].samples;
+		fprintf(out, "%s\n{\"ph\":\"C\",\"name\":", *sep);
+		json_str(out, name);
+		fprintf(out, ",\"pid\":%u,\"ts\":%" PRIu64 ",\"args\":{", pid,
+			us(g->opt.from_ns + bucket * g->opt.bucket_ns));
+		for (r = 0; r < nr; r++) {
+			if (!seen[r])
+				continue;
+			fputs(asep, out);
+			json_str(out, attr_row(p->attr, r)->name);
+			fprintf(out, ":%" PRIu64, in_bucket[r]);
+			asep = ",";
+		}
+		fputs("}}", out);
+		*sep = ",";
+	}
+	free(b);
+	free(in_bucket);
+	free(seen);
+	return 0;
+}
+
+static int write_chrome(const struct export_profile *p, FILE *out)
+{
+	const struct session_info *info = p->info;
+	const char *sep = "";
+	char t[32];
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"tailor\",\"input\":", out);
+	json_str(out, p->input);
+	fprintf(out, ",\"format\":\"%s\",\"complete\":%s,\"problem\":", info->format,
+		info->complete ? "true" : "false");
+	json_str(out, info->problem);
+	fputs(",\"event\":", out);
+	json_str(out, info->event);
+	fputs(",\"level\":", out);
+	json_str(out, attr_level_name(p->attr));
+	fprintf(out, ",\"samples\":%" PRIu64 ",\"bucket\":\"%s\"},\"traceEvents\":[",
+		p->agg->total, fmt_ns(p->agg->opt.bucket_ns, t, sizeof(t)));
+	names(p, out, &sep);
+	slices(p, out, &sep);
+	if (counters(p, out, &sep))
+		return -1;
+	fputs("\n]}\n", out);
+	return ferror(out) ? -1 : 0;
+}
+
+const struct exporter export_chrome = {
+	.name = "chrome",
+	.help = "Chrome trace JSON: thread tracks of nested component runs, counters",
+	.needs = EXPORT_NEEDS_SLICES | EXPORT_NEEDS_BUCKETS,
+	.write_profile = write_chrome,
+};

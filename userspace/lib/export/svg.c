@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Plots as inline SVG, no script (tailor/export.h): component activity
+ * over time (seed 000, Figures 7 and 11) and data addresses per component
+ * over time (Figure 12).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "tailor/aggregate.h"
+#include "tailor/attribution.h"
+#include "tailor/export.h"
+
+#define SVG_MAX_POINTS	20000
+#define WIDTH	720
+#define HEIGHT	260
+#define LEFT	60
+#define TOP	20
+#define LEGEND	200
+
+static const char *const palette[] = {
+	"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+	"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+};
+#define NR_COLOURS	((int)(sizeof(palette) / sizeof(palette[0])))
+
+static const char *colour(const int *rank, uint32_t row)
+{
+	return rank[row] < NR_COLOURS - 1 ? palette[rank[row]] : palette[NR_COLOURS - 1];
+}
+
+static void legend(const struct agg *g, FILE *out, const int *rank, int x, int y)
+{
+	size_t k, nr = attr_nr_rows(g->attr);
+
+	for (k = 0; k < nr; k++) {
+		if (rank[k] >= NR_COLOURS - 1)
+			continue;
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" font-size=\"11\">", x, y + 14 * rank[k],
+			colour(rank, (uint32_t)k), x + 14, y + 14 * rank[k] + 9);
+		xml_str(out, attr_row(g->attr, k)->name);
+		fputs("</text>\n", out);
+	}
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">other</text>\n",
+		x, y + 14 * (NR_COLOURS - 1), palette[NR_COLOURS - 1], x + 14,
+		y + 14 * (NR_COLOURS - 1) + 9);
+}
+
+int svg_timeline(const struct agg *g, FILE *out)
+{
+	struct agg_bucket_count *b = agg_sorted_buckets(g);
+	int *rank = agg_row_ranks(g);
+	uint64_t max, base = 0;
+	double bw;
+	size_t i;
+	char t[32];
+	int tick;
+
+	if (!b || !rank) {
+		free(b);
+		free(rank);
+		return 1;
+	}
+	max = agg_fullest_bucket(b, g->nr_bucket_counts);
+	bw = (double)WIDTH / (double)(g->nr_buckets ? g->nr_buckets : 1);
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
+		LEFT + WIDTH + LEGEND, TOP + HEIGHT + 40);
+	fprintf(out, "<text x=\"%d\" y=\"14\" font-size=\"12\">%s activity: samples per %s bucket</text>\n",
+		LEFT, attr_level_name(g->attr), fmt_ns(g->opt.bucket_ns, t, sizeof(t)));
+	for (i = 0; i < g->nr_bucket_counts; i++) {
+		double h = max ? (double)b[i].samples * HEIGHT / (double)max : 0;
+
+		if (i && b[i].bucket != b[i - 1].bucket)
+			base = 0;
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
+			LEFT + b[i].bucket * bw,
+			TOP + HEIGHT - (double)base * HEIGHT / (double)(max ? max : 1) - h,
+			bw > 1.5 ? bw - 0.5 : bw, h, colour(rank, b[i].row));
+		xml_str(out, attr_row(g->attr, b[i].row)->name);
+		fprintf(out, ": %" PRIu64 " samples</title></rect>\n", b[i].samples);
+		base += b[i].samples;
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		LEFT, TOP + HEIGHT, LEFT + WIDTH, TOP + HEIGHT);
+	for (tick = 0; tick <= 4; tick++)
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+			LEFT + tick * WIDTH / 4, TOP + HEIGHT + 14,
+			fmt_ns(g->opt.from_ns + (uint64_t)((double)g->span_ns * tick / 4), t, sizeof(t)));
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%" PRIu64 "</text>\n",
+		LEFT - 4, TOP + 8, max);
+	legend(g, out, rank, LEFT + WIDTH + 12, TOP);
+	fputs("</svg>\n", out);
+	free(b);
+	free(rank);
+	return ferror(out) ? 1 : 0;
+}
+
+int svg_memory(const struct agg *g, FILE *out)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i, stride;
+	int *rank = agg_row_ranks(g);
+
+	if (!rank)
+		return 1;
+	for (i = 0; i < g->nr_mem; i++) {
+		if (g->mem[i].addr < lo)
+			lo = g->mem[i].addr;
+		if (g->mem[i].addr > hi)
+			hi = g->mem[i].addr;
+	}
+	stride = g->nr_mem / SVG_MAX_POINTS + 1;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
+		LEFT + WIDTH + LEGEND, TOP + HEIGHT + 40);
+	fprintf(out, "<text x=\"%d\" y=\"14\" font-size=\"12\">data addresses over time (0x%" PRIx64 "..0x%" PRIx64 ", every %zu. sample)</text>\n",
+		LEFT, lo, hi, stride);
+	for (i = 0; i < g->nr_mem; i += stride) {
+		double x = LEFT + (double)(g->mem[i].ns - g->opt.from_ns) * WIDTH / (double)g->span_ns;
+		double y = TOP + HEIGHT - (hi > lo ? (double)(g->mem[i].addr - lo) * HEIGHT /
+					   (double)(hi - lo) : 0);
+
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"1.2\" fill=\"%s\"/>\n",
+			x, y, colour(rank, g->mem[i].row));
+	}
+	legend(g, out, rank, LEFT + WIDTH + 12, TOP);
+	fputs("</svg>\n", out);
+	free(rank);
+	return ferror(out) ? 1 : 0;
+}

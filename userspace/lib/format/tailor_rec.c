@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Events from tailor recordings (docs/recording-format.md).
+ *
+ * A SAMPLES record holds one read() of /dev/tailor: each CPU's samples
+ * in order, one CPU after another; its runs are cut where time steps
+ * back.  Side-band records (MMAP, COMM, TASK) are runs of one.  ROUND
+ * records mark rounds; recordings of older tailors have none.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reader.h"
+#include "tailor/recording.h"
+#include "uapi/tailor.h"
+
+enum { KIND_SAMPLE, KIND_RECORD };
+
+struct tailor_rec {
+	struct format_reader fr;
+	char *path;
+	struct tlr_reader *events;	/* the second pass, which delivers */
+	uint64_t regs_mask;
+	uint32_t flags_used;
+	int tag_index;		/* of the tag register in regs[], -1: none */
+	int ip_index;		/* of TAILOR_REG_IP in regs[], -1: none */
+	uint32_t nr_regs;	/* registers in regs_mask */
+	/* The SAMPLES record being cut into runs. */
+	const uint8_t *batch;
+	uint32_t batch_count, batch_next, record_size;
+	uint64_t end_time;	/* stop_tsc, for the lost count */
+};
+
+#define TREC(r) tev_container_of(r, struct tailor_rec, fr)
+
+/* Where register @reg sits in a sample's regs[] under @mask; -1: absent. */
+static int reg_index(uint64_t mask, int reg)
+{
+	if (reg < 0 || reg >= 64 || !(mask >> reg & 1))
+		return -1;
+	return __builtin_popcountll(mask & ((1ull << reg) - 1));
+}
+
+static uint64_t sample_time(const uint8_t *p)
+{
+	uint64_t t;
+
+	memcpy(&t, p, sizeof(t));
+	return t;
+}
+
+static uint64_t record_time(const uint8_t *rec)
+{
+	const struct tlr_record_header *h = (const void *)rec;
+	const struct tlr_mmap *m = (const void *)(h + 1);
+
+	if (h->type == TLR_MMAP && m->time_kind == TLR_TIME_START)
+		return 0;	/* in force from the start */
+	return sample_time(rec + sizeof(*h));	/* every side-band record starts with tsc */
+}
+
+static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
+{
+	struct tailor_rec *t = TREC(fr);
+	struct tlr_record rec;
+
+	for (;;) {
+		if (t->batch_next < t->batch_count) {
+			const uint8_t *at = t->batch + (size_t)t->batch_next * t->record_size;
+			uint64_t prev = sample_time(at), now;
+			uint32_t n = 1;
+
+			while (t->batch_next + n < t->batch_count) {
+				now = sample_time(at + (size_t)n * t->record_size);
+				if (now < prev)
+					break;
+				prev = now;
+				n++;
+			}
+			*run = (struct rd_run){ .first = at, .count = n, .stride = t->record_size,
+						.kind = KIND_SAMPLE, .first_time = sample_time(at),
+						.last_time = prev };
+			t->batch_next += n;
+			return RD_RUN;
+		}
+		if (tlr_next(t->events, &rec) <= 0)
+			return RD_EOF;
+		switch (rec.type) {
+		case TLR_SAMPLES: {
+			const struct tlr_samples *h = rec.payload;
+
+			t->batch = (const uint8_t *)(h + 1);
+			t->batch_count = h->count;
+			t->batch_next = 0;
+			t->record_size = h->record_size;
+			break;
+		}
+		case TLR_MMAP:
+		case TLR_COMM:
+		case TLR_TASK: {
+			const uint8_t *hdr = (const uint8_t *)rec.payload -
+					     sizeof(struct tlr_record_header);
+
+			*run = (struct rd_run){ .first = hdr, .count = 1, .kind = KIND_RECORD,
+						.first_time = record_time(hdr),
+						.last_time = record_time(hdr) };
+			return RD_RUN;
+		}
+		case TLR_ROUND:
+			return RD_ROUND;
+		}
+	}
+}
+
+static const uint8_t *tailor_advance(const struct format_reader *fr, uint8_t kind,
+				     const uint8_t *ev)
+{
+	(void)fr;
+	(void)kind;
+	return ev;	/* runs of records have one event; samples have a stride */
+}
+
+static uint64_t tailor_time(const struct format_reader *fr, uint8_t kind,
+			    const uint8_t *ev)
+{
+	(void)fr;
+	return kind == KIND_SAMPLE ? sample_time(ev) : record_time(ev);
+}
+
+static int deliver_sample(struct tailor_rec *t, const uint8_t *at,
+			  const struct tev_dispatch *d)
+{
+	const struct tailor_sample *s = (const void *)at;
+	uint32_t room = (t->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8;
+	uint32_t nr_regs = t->nr_regs;
+	uint32_t sf = tailor_who_flags(s->who);
+	struct tev_sample out = {
+		.time = s->tsc, .ip = s->ip,
+		.pid = tailor_who_pid(s->who),
+		.tid = tailor_who_tid(s->who),
+		.cpu = tailor_who_cpu(s->who),
+		.period = t->fr.info.period,
+	};
+
+	if (sf & TAILOR_SF_KERNEL)
+		out.flags |= TEV_KERNEL;
+	if (t->tag_index >= 0 && (uint32_t)t->tag_index < room &&
+	    !(sf & TAILOR_SF_NO_REGS)) {
+		out.tag = s->regs[t->tag_index];
+		out.flags |= TEV_HAS_TAG;
+		if (!(sf & TAILOR_SF_KERNEL) || (sf & TAILOR_SF_USER_REGS))
+			out.flags |= TEV_USER_TAG;
+	}
+	if (t->ip_index >= 0 && (uint32_t)t->ip_index < room &&
+	    (sf & TAILOR_SF_KERNEL) && (sf & TAILOR_SF_USER_REGS)) {
+		out.entry_ip = s->regs[t->ip_index];
+		out.flags |= TEV_HAS_ENTRY_IP;
+	}
+	if ((t->flags_used & TAILOR_CFG_DATA_ADDR) && nr_regs < room &&
+	    (sf & TAILOR_SF_ADDR_VALID)) {
+		out.data_addr = s->regs[nr_regs];
+		out.flags |= TEV_HAS_ADDR;
+	}
+	return TEV_DISPATCH(d, sample, &out);
+}
+
+static int deliver_record(const uint8_t *rec, const struct tev_dispatch *d)
+{
+	const struct tlr_record_header *h = (const void *)rec;
+	const void *payload = h + 1;
+
+	switch (h->type) {
+	case TLR_MMAP: {
+		const struct tlr_mmap *m = payload;
+		struct tev_mmap e = {
+			.time = record_time(rec), .start = m->start, .len = m->len,
+			.pgoff = m->pgoff, .path = (const char *)(m + 1),
+			.pid = m->pid, .tid = m->tid, .prot = m->prot,
+			.at_start = m->time_kind == TLR_TIME_START,
+		};
+
+		return TEV_DISPATCH(d, mmap, &e);
+	}
+	case TLR_COMM: {
+		const struct tlr_comm *c = payload;
+		struct tev_comm e = {
+			.time = c->tsc, .name = (const char *)(c + 1), .pid = c->pid,
+			.tid = c->tid, .exec = c->flags & TLR_COMM_EXEC,
+		};
+
+		return TEV_DISPATCH(d, comm, &e);
+	}
+	case TLR_TASK: {
+		const struct tlr_task *tk = payload;
+		struct tev_task e = {
+			.time = tk->tsc, .pid = tk->pid, .tid = tk->tid,
+			.ppid = tk->ppid, .ptid = tk->ptid,
+		};
+
+		return tk->event == TLR_TASK_FORK ? TEV_DISPATCH(d, fork, &e) :
+		       TEV_DISPATCH(d, exit, &e);
+	}
+	}
+	return 0;
+}
+
+static int tailor_deliver(struct format_reader *fr, uint8_t kind, const uint8_t *ev,
+			  const struct tev_dispatch *d)
+{
+	return kind == KIND_SAMPLE ? deliver_sample(TREC(fr), ev, d) :
+	       deliver_record(ev, d);
+}
+
+/* The module counts lost samples only in total: one event at the end. */
+static int tailor_finish(struct format_reader *fr, const struct tev_dispatch *d)
+{
+	struct tailor_rec *t = TREC(fr);
+	struct tev_lost e = { .time = t->end_time, .count = fr->info.lost, .cpu = -1 };
+
+	return fr->info.lost ? TEV_DISPATCH(d, lost, &e) : 0;
+}
+
+static void tailor_close(struct format_reader *fr)
+{
+	struct tailor_rec *t = TREC(fr);
+
+	tlr_reader_close(t->events);
+	free(t->path);
+	free(t);
+}
+
+static const struct format_ops tailor_ops = {
+	.next = tailor_next,
+	.advance = tailor_advance,
+	.time = tailor_time,
+	.deliver = tailor_deliver,
+	.finish = tailor_finish,
+	.close = tailor_close,
+};
+
+static void take_meta(struct tailor_rec *t, const struct tlr_record *rec)
+{
+	struct session_info *info = &t->fr.info;
+	char source[32] = "";
+	uint64_t v;
+
+	tlr_kv_get_u64(rec->payload, rec->size, "regs_mask", &t->regs_mask);
+	if (!tlr_kv_get_u64(rec->payload, rec->size, "flags_used", &v))
+		t->flags_used = (uint32_t)v;
+	if (!tlr_kv_get_u64(rec->payload, rec->size, "tsc_mult", &v))
+		info->mult = (uint32_t)v;
+	if (!tlr_kv_get_u64(rec->payload, rec->size, "tsc_shift", &v))
+		info->shift = (uint32_t)v;
+	tlr_kv_get_u64(rec->payload, rec->size, "start_wall_ns", &info->start_wall_ns);
+	tlr_kv_get(rec->payload, rec->size, "event", info->event, sizeof(info->event));
+	tlr_kv_get(rec->payload, rec->size, "source_used", source, sizeof(source));
+	if (!strcmp(source, "timer")) {
+		/* The software clock: a sample every period, in ns. */
+		info->period_is_ns = true;
+		if (!tlr_kv_get_u64(rec->payload, rec->size, "timer_period_ns", &v) && v)
+			info->period = v;
+		else if (!tlr_kv_get_u64(rec->payload, rec->size, "sample_freq", &v) && v)
+			info->period = 1000000000ull / v;
+	} else if (!tlr_kv_get_u64(rec->payload, rec->size, "sample_period", &v)) {
+		info->period = v;	/* events; 0 in frequency mode */
+	}
+	/* The kernel's cyc2ns keeps shift <= 32; anything else is damage. */
+	if (info->shift > 32)
+		info->mult = info->shift = 0;
+	t->nr_regs = (uint32_t)__builtin_popcountll(t->regs_mask);
+	t->ip_index = reg_index(t->regs_mask, TAILOR_REG_IP);
+	t->tag_index = reg_index(t->regs_mask, t->fr.tag_reg);
+}
+
+static void count_samples(struct tailor_rec *t, const struct tlr_record *rec)
+{
+	struct session_info *info = &t->fr.info;
+	const struct tlr_samples *h = rec->payload;
+	const uint8_t *at = (const uint8_t *)(h + 1);
+	uint32_t i;
+
+	for (i = 0; i < h->count; i++, at += h->record_size) {
+		const struct tailor_sample *s = (const void *)at;
+
+		if (!info->nr_samples || s->tsc < info->first_time)
+			info->first_time = s->tsc;
+		if (s->tsc > info->last_time)
+			info->last_time = s->tsc;
+		if (tailor_who_flags(s->who) & TAILOR_SF_ADDR_VALID)
+			info->has_addr = true;
+		info->nr_samples++;
+	}
+	if (h->count && t->tag_index >= 0)
+		info->has_tag = true;
+}
+
+struct format_reader *tailor_rec_open(const char *path, int tag_reg,
+				      char *err, size_t errlen)
+{
+	struct tailor_rec *t = calloc(1, sizeof(*t));
+	struct session_info *info;
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	bool have_end = false, have_meta = false;
+	int ret;
+
+	if (!t || !(t->path = strdup(path))) {
+		snprintf(err, errlen, "out of memory");
+		free(t);
+		return NULL;
+	}
+	t->fr.ops = &tailor_ops;
+	t->fr.tag_reg = tag_reg;
+	info = &t->fr.info;
+	info->format = "tailor recording";
+	info->time_unit = SESSION_TIME_TSC;
+	t->tag_index = -1;
+	t->ip_index = -1;
+	r = tlr_reader_open(path, err, errlen);
+	if (!r)
+		goto fail;
+	while ((ret = tlr_next(r, &rec)) > 0) {
+		switch (rec.type) {
+		case TLR_META:
+			have_meta = true;
+			take_meta(t, &rec);
+			break;
+		case TLR_MMAP:
+			info->nr_mappings++;
+			break;
+		case TLR_SAMPLES:
+			count_samples(t, &rec);
+			break;
+		case TLR_ROUND:
+			info->rounds++;
+			break;
+		case TLR_END:
+			have_end = true;
+			tlr_kv_get_u64(rec.payload, rec.size, "lost", &info->lost);
+			tlr_kv_get_u64(rec.payload, rec.size, "stop_tsc", &t->end_time);
+			break;
+		}
+	}
+	info->complete = ret == 0 && have_end;
+	if (ret < 0)
+		snprintf(info->problem, sizeof(info->problem), "cut short: %s",
+			 tlr_reader_error(r));
+	else if (!have_end)
+		snprintf(info->problem, sizeof(info->problem),
+			 "cut short: no END record (recording was interrupted)");
+	tlr_reader_close(r);
+	if (!have_meta) {
+		snprintf(err, errlen, "no META record: not a recording tailor wrote");
+		goto fail;
+	}
+	if (!t->end_time)
+		t->end_time = info->last_time;
+	t->events = tlr_reader_open(path, err, errlen);
+	if (!t->events)
+		goto fail;
+	return &t->fr;
+fail:
+	free(t->path);
+	free(t);
+	return NULL;
+}
