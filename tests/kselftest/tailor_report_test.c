@@ -202,18 +202,55 @@ TEST_F(recorded, pipelines_add_up_their_operators)
 	}
 }
 
+/* The samples column (the third) of @name in a report's CSV, or -1. */
+static long samples_of(const char *csv, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = csv;
+
+	while (p && *p) {
+		if (!strncmp(p, name, len) && p[len] == ',') {
+			const char *kind_end = strchr(p + len + 1, ',');
+
+			return kind_end ? atol(kind_end + 1) : -1;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return -1;
+}
+
+/*
+ * Without a dictionary each operator's function carries the operator's
+ * own samples: exactly those of the operator level with --kernel-apart,
+ * which keeps in [kernel] what the function level keeps there -- the
+ * kernel samples an operator entered the kernel from.  Against the CPU
+ * time tw_ops measures, which includes that kernel time, the functions
+ * fall short by it: interrupts taken in the scan loop under TCG were 14%
+ * of scan's samples in one 6.12 run and 2% in a 6.1 run.
+ */
 TEST_F(recorded, functions_without_a_dictionary)
 {
+	static const char *const pairs[][2] = {
+		{ "op_scan", "scan" }, { "ht_probe", "join" }, { "rt_combine", "agg" },
+	};
+	char ops[16384];
+	size_t i;
+
 	if (access(REC, F_OK))
 		SKIP(return, "no recording");
 	ASSERT_EQ(0, capture(TAILOR " report -f csv -l function -i " REC, self->out,
 			     sizeof(self->out)));
-	TH_LOG("%s", self->out);
-	struct split t = measured(TIMES);
+	ASSERT_EQ(0, capture(TAILOR " report -f csv --kernel-apart -i " REC " -d " DICT, ops,
+			     sizeof(ops)));
+	TH_LOG("functions:\n%s\noperators, kernel apart:\n%s", self->out, ops);
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		long f = samples_of(self->out, pairs[i][0]), o = samples_of(ops, pairs[i][1]);
 
-	EXPECT_SHARE(t.scan, share_among(self->out, "op_scan", "op_scan", "ht_probe", "rt_combine"));
-	EXPECT_SHARE(t.join, share_among(self->out, "ht_probe", "op_scan", "ht_probe", "rt_combine"));
-	EXPECT_SHARE(t.agg, share_among(self->out, "rt_combine", "op_scan", "ht_probe", "rt_combine"));
+		/* A sample on one of the operator's lines outside its function, at most. */
+		EXPECT_TRUE(f > 0 && labs(f - o) <= 5 + o / 100)
+			TH_LOG("%s: %ld samples, %s: %ld", pairs[i][0], f, pairs[i][1], o);
+	}
 }
 
 /* Each operator's samples, by bucket: scan's all come before join's, join's before agg's. */
