@@ -181,20 +181,45 @@ native() {
 		make -s -C "$top" kselftests
 }
 
+# digest_box VER CONSOLE: what a failed box run said, in short, for the
+# digest printed before the summary line.  CI keeps only the tail of the
+# output, and a box's console log stays behind on the machine that ran it.
+digest_box() {
+	local ver=$1 console=$2
+	{
+		echo "-- box $ver: $console"
+		tr -d '\r' <"$console" 2>/dev/null | grep -a -E \
+			'boot.sh: FAIL|BUG:|Oops|WARNING:|panic|RIP:|KASAN|TAILOR-BOX-FAIL' |
+			head -n 12
+		# The harness's message for each failed case: the lines before it.
+		tr -d '\r' <"$console" 2>/dev/null | grep -a -B 4 '^not ok' |
+			grep -a -v '^--$' | head -n 16
+		# The box stopped inside a test: where it was.
+		if ! tr -d '\r' <"$console" 2>/dev/null | tail -n 5 | grep -q 'TAILOR-BOX-RC='; then
+			echo "   (the console ends without TAILOR-BOX-RC; its last lines:)"
+			tr -d '\r' <"$console" 2>/dev/null | tail -n 15
+		fi
+	} | cut -c 1-200 >>"$out/digest"
+}
+
 box() {
-	local ver=$1 line p f s
+	local ver=$1 line p f s console=$out/console-$1.log
 	echo "== test box: $ver"
-	tests/box/run.sh "$ver" | tee "$out/box-$ver.log"
+	rm -f "$console"
+	tests/box/run.sh "$ver" --log "$console" | tee "$out/box-$ver.log"
 	line=$(tail -n 1 "$out/box-$ver.log")
 	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
 		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+		[ "$f" -eq 0 ] || digest_box "$ver" "$console"
 	else
 		result "test box $ver" 1 "no summary line"
+		digest_box "$ver" "$console"
 	fi
 }
 
 echo "== native checks"
+rm -f "$out/digest"
 native
 if [ $native_only -eq 0 ]; then
 	box 6.1
@@ -203,6 +228,10 @@ if [ $native_only -eq 0 ]; then
 	box 6.12
 	box debug
 	box debug-unstable
+fi
+if [ -s "$out/digest" ]; then
+	echo "== what the failed box runs said (all of it in $out)"
+	head -n 60 "$out/digest"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
