@@ -20,11 +20,21 @@ static int check_fields(const struct tailor_config *cfg)
 {
 	u32 f = cfg->flags;
 
-	if (cfg->size != sizeof(*cfg) || cfg->abi_version != TAILOR_ABI_VERSION)
+	if (cfg->size != sizeof(*cfg) ||
+	    cfg->abi_version < TAILOR_ABI_MIN_VERSION ||
+	    cfg->abi_version > TAILOR_ABI_VERSION)
 		return -EINVAL;
-	if (f & ~TAILOR_CFG_FLAGS_ALL)
+	/* Version 1 knew neither the flag nor the field (then reserved). */
+	if (f & ~(cfg->abi_version == 1 ? TAILOR_CFG_FLAGS_V1 : TAILOR_CFG_FLAGS_ALL))
 		return -EINVAL;
 	if (memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+		return -EINVAL;
+	if (!(f & TAILOR_CFG_TAG_WORD) && cfg->tag_word_offset)
+		return -EINVAL;
+	/* The word is 8-byte aligned in any TLS block; a page either way. */
+	if ((f & TAILOR_CFG_TAG_WORD) &&
+	    (cfg->tag_word_offset % 8 || cfg->tag_word_offset < -(1LL << 30) ||
+	     cfg->tag_word_offset > (1LL << 30)))
 		return -EINVAL;
 	if (cfg->source > TAILOR_SOURCE_TIMER)
 		return -EINVAL;
@@ -212,7 +222,9 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	cfg->flags_used = plan->flags;
 	cfg->nr_regs = plan->nr_regs;
 	cfg->regs_used = plan->regs_mask;
+	plan->tag_word_offset = cfg->tag_word_offset;
 	cfg->record_size = TAILOR_SAMPLE_BASE_SIZE + 8 * plan->nr_regs +
-			   ((plan->flags & TAILOR_CFG_DATA_ADDR) ? 8 : 0);
+			   ((plan->flags & TAILOR_CFG_DATA_ADDR) ? 8 : 0) +
+			   ((plan->flags & TAILOR_CFG_TAG_WORD) ? 8 : 0);
 	return 0;
 }

@@ -25,6 +25,8 @@
 #include <asm/perf_event.h>
 #include <linux/cpufeature.h>
 #include <asm/msr.h>
+#include <asm/fsgsbase.h>
+#include <linux/uaccess.h>
 #include "tailor.h"
 
 /* kernel/events/core.c marks a throttled counter with this (MAX_INTERRUPTS). */
@@ -142,6 +144,40 @@ static const struct pt_regs *sample_regs(const struct tailor_plan *plan,
 	return NULL;
 }
 
+/*
+ * The running thread's tag word, at its thread pointer (FS base) plus
+ * @offset: what an instrumented system stores per thread with one plain
+ * move, so code that keeps no tag register (libc, a JIT) is labelled too.
+ *
+ * The handler runs on the sampled thread's CPU, in the thread's context
+ * whether the tick landed in user or kernel mode, and the kernel never
+ * changes FS for itself on x86-64, so the live FS base is the thread's.
+ * copy_from_user_nmi() is what perf uses for user stacks from NMI: it
+ * refuses while another mm is loaded (mid context switch), disables page
+ * faults, and reports an unmapped or not-present word instead of taking
+ * it, so the read is safe in NMI and hardirq context and never sleeps.
+ * Kernel threads have no user FS base, and a thread between exec and
+ * the loader's TLS setup has FS base 0: no word there, which is 0 and
+ * not an error.
+ */
+static bool read_tag_word(s64 offset, u64 *word)
+{
+	unsigned long addr;
+
+	*word = 0;
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return true;
+	addr = x86_fsbase_read_cpu();
+	if (!addr)
+		return true;
+	addr += offset;
+	if (copy_from_user_nmi(word, (const void __user *)addr, sizeof(*word))) {
+		*word = 0;
+		return false;
+	}
+	return true;
+}
+
 /* The PEBS record's own TSC where the kernel passes it on, else now. */
 static u64 sample_tsc(const struct perf_sample_data *data, u32 *flags)
 {
@@ -195,7 +231,11 @@ static void tailor_overflow(struct perf_event *event,
 		} else {
 			rec[3 + i] = 0;
 		}
+		i++;
 	}
+	if ((plan->flags & TAILOR_CFG_TAG_WORD) &&
+	    !read_tag_word(plan->tag_word_offset, &rec[3 + i]))
+		flags |= TAILOR_SF_TAG_WORD_BAD;
 	rec[2] = tailor_who_pack(task_pid_nr_ns(current, plan->pid_ns),
 				 task_tgid_nr_ns(current, plan->pid_ns),
 				 smp_processor_id(), flags);

@@ -22,7 +22,12 @@
 #include <linux/ioctl.h>
 #include <linux/const.h>
 
-#define TAILOR_ABI_VERSION	1
+/*
+ * 2 added the per-thread tag word (TAILOR_CFG_TAG_WORD); the module still
+ * takes version-1 configurations, which cannot ask for it.
+ */
+#define TAILOR_ABI_VERSION	2
+#define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
 /* Sampling source: tailor_config.source and .source_used. */
@@ -45,7 +50,16 @@ enum tailor_tsc_source {
 #define TAILOR_CFG_EXCLUDE_USER		_BITUL(2)
 #define TAILOR_CFG_EXCLUDE_KERNEL	_BITUL(3)
 #define TAILOR_CFG_NO_REGS		_BITUL(4) /* capture no register */
-#define TAILOR_CFG_FLAGS_ALL		(_BITUL(5) - 1)
+#define TAILOR_CFG_FLAGS_V1		(_BITUL(5) - 1)
+/*
+ * ABI 2: read each sample's thread's tag word, the __u64 at the thread's
+ * FS base (its thread pointer) plus tag_word_offset, and store it after
+ * data_addr.  A word that cannot be read then (the address is unmapped,
+ * the page is not present, a kernel thread ran) is stored as 0 with
+ * TAILOR_SF_TAG_WORD_BAD; the read never faults or sleeps.
+ */
+#define TAILOR_CFG_TAG_WORD		_BITUL(5)
+#define TAILOR_CFG_FLAGS_ALL		(_BITUL(6) - 1)
 
 /*
  * Register numbers are those of perf on x86-64 (<asm/perf_regs.h>), so
@@ -113,7 +127,9 @@ struct tailor_config {
 	__u32 flags_used;	/* flags in force (DATA_ADDR may drop) */
 	__u32 nr_regs;		/* registers captured per sample */
 	__u64 regs_used;	/* the mask in force */
-	__u64 reserved[4];	/* must be zero */
+	/* ABI 2, with TAILOR_CFG_TAG_WORD; was reserved (zero) in ABI 1 */
+	__s64 tag_word_offset;	/* from the thread pointer, bytes */
+	__u64 reserved[3];	/* must be zero */
 };
 
 /*
@@ -125,6 +141,7 @@ struct tailor_config {
  *   __u64 who;             TAILOR_WHO_* fields below
  *   __u64 regs[nr_regs];   captured registers, ascending register number
  *   __u64 data_addr;       only with TAILOR_CFG_DATA_ADDR in flags_used
+ *   __u64 tag_word;        only with TAILOR_CFG_TAG_WORD in flags_used
  *
  * IP + TSC + r15 take 32 bytes.  who packs, from bit 0: tid (22 bits),
  * pid (22 bits; both in the reader's pid namespace, PID_MAX_LIMIT is
@@ -154,6 +171,7 @@ struct tailor_sample {
 #define TAILOR_SF_ADDR_VALID	_BITUL(3) /* data_addr came from the record */
 #define TAILOR_SF_TSC_PEBS	_BITUL(4) /* tsc from the PEBS record */
 #define TAILOR_SF_EXACT_IP	_BITUL(5) /* PEBS exact (precise) IP */
+#define TAILOR_SF_TAG_WORD_BAD	_BITUL(6) /* tag_word unreadable, stored 0 */
 
 static inline __u64 tailor_who_pack(__u32 tid, __u32 pid, __u32 cpu,
 				    __u32 flags)

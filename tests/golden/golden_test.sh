@@ -364,4 +364,22 @@ else
 	not_ok "kernel samples on a line linked twice: got '$got'"
 fi
 
+# The tag word (tailor record --tag-word): with the dictionary's fields
+# declared for it too, it decides in shared code and outside every
+# dictionary's code, before the register; a kernel sample goes by it as
+# well (the word is the thread's wherever the tick lands).  The register
+# still decides where the word is 0.
+{ cat "$work/ops.dict"; grep "^tag	" "$work/ops.dict" | sed 's/^tag	/tag-word	/'; } >"$work/word.dict"
+printf '%s\t%s\t%s\t%s\t%s\t%s\n' 40 "$(where_of ops:probe)" 0 1000 0 2 \
+	20 "$(where_of ops:probe)" 3 1000 0 2 30 "$(where_of ops:probe)" 2 1000 0 0 \
+	10 "$(where_of ops:probe)" 0 1000 0 0 25 "$(where_of jit:jit)" 0 1000 0 3 \
+	15 kernel 0 1000 0 2 >"$work/word.spec"
+"$synth" -o "$work/word.rec" "$work/word.spec" >/dev/null 2>&1
+got="$(kernel_rows -i "$work/word.rec" -d "$work/word.dict") / $(kernel_rows -i "$work/word.rec" -d "$work/ops.dict")"
+if [ "$got" = "[tw_ops],10 agg,25 join,105 / [kernel],15 [libtw_jit.so],25 [tw_ops],50 agg,20 join,30" ]; then
+	ok "the tag word decides before the register where the dictionary declares its fields, kernel samples too"
+else
+	not_ok "attribution by the tag word: got '$got'"
+fi
+
 tap_totals

@@ -9,11 +9,13 @@
  * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] SPEC
  *
  * SPEC: one group of samples per line, TAB-separated, '#' comments:
- *   COUNT  WHERE  TAG  TID  [ADDR]
+ *   COUNT  WHERE  TAG  TID  [ADDR  [WORD]]
  * WHERE: ELF:FILE:LINE (the first address of that line), ELF@SYMBOL,
  * kernel, kernel>WHERE (entered from that user location), or nomap (an
  * IP no mapping covers).  TAG is the tag register's value; ADDR, when
- * given, is the first data address (then +64 a sample).  A kernel sample
+ * given and not 0, is the first data address (then +64 a sample); WORD,
+ * the thread's tag word (tailor record --tag-word: the recording only,
+ * perf.data has none).  A kernel sample
  * with a tag or an entry is written as the software clock writes one:
  * with the user registers at kernel entry (TAILOR_SF_USER_REGS), rip
  * among them once any group has an entry.
@@ -60,7 +62,7 @@ struct elf_image {
 };
 
 struct group {
-	uint64_t count, ip, vaddr, tag, addr, entry_ip;
+	uint64_t count, ip, vaddr, tag, addr, entry_ip, word;
 	uint32_t tid;
 };
 
@@ -68,6 +70,7 @@ static struct elf_image elfs[MAX_ELFS];
 static int nr_elfs;
 static struct group groups[MAX_GROUPS];
 static int nr_groups;
+static bool with_word;	/* some group gives a tag word */
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -207,13 +210,13 @@ static void read_spec(const char *path)
 	if (!f)
 		die("cannot open %s", path);
 	while (fgets(line, sizeof(line), f)) {
-		char *fields[5] = {}, *save = NULL, *tok;
+		char *fields[6] = {}, *save = NULL, *tok;
 		int n = 0;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (!line[0] || line[0] == '#')
 			continue;
-		for (tok = strtok_r(line, "\t", &save); tok && n < 5;
+		for (tok = strtok_r(line, "\t", &save); tok && n < 6;
 		     tok = strtok_r(NULL, "\t", &save))
 			fields[n++] = tok;
 		if (n < 4 || nr_groups == MAX_GROUPS)
@@ -223,7 +226,9 @@ static void read_spec(const char *path)
 			.tag = strtoull(fields[2], NULL, 0),
 			.tid = (uint32_t)strtoul(fields[3], NULL, 0),
 			.addr = n > 4 ? strtoull(fields[4], NULL, 0) : 0,
+			.word = n > 5 ? strtoull(fields[5], NULL, 0) : 0,
 		};
+		with_word |= n > 5;
 		groups[nr_groups].ip = resolve(fields[1]);
 		groups[nr_groups].vaddr = resolved_vaddr;
 		groups[nr_groups].entry_ip = resolved_entry;
@@ -263,7 +268,7 @@ static int mappings(struct mapping *out, int max)
 }
 
 struct sample_out {
-	uint64_t tsc, ip, tag, addr, entry_ip;
+	uint64_t tsc, ip, tag, addr, entry_ip, word;
 	uint32_t tid, cpu;
 };
 
@@ -271,14 +276,14 @@ static bool with_entry;
 
 static uint32_t record_size(bool with_addr)
 {
-	return 32 + (with_entry ? 8 : 0) + (with_addr ? 8 : 0);
+	return 32 + (with_entry ? 8 : 0) + (with_addr ? 8 : 0) + (with_word ? 8 : 0);
 }
 
 static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 			    size_t n, bool with_addr)
 {
 	uint32_t size = record_size(with_addr);
-	static uint8_t buf[BATCH * 48];
+	static uint8_t buf[BATCH * 56];
 	struct tlr_samples h = { size, (uint32_t)n };
 	const void *parts[2] = { &h, buf };
 	size_t lens[2] = { sizeof(h), n * size }, i;
@@ -301,7 +306,9 @@ static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 			o[r++] = kernel ? s[i].entry_ip : s[i].ip;
 		o[r++] = s[i].tag;
 		if (with_addr)
-			o[r] = s[i].addr;
+			o[r++] = s[i].addr;
+		if (with_word)
+			o[r] = s[i].word;
 	}
 	if (tlr_write(w, TLR_SAMPLES, parts, lens, 2))
 		die("writing %s failed", "the recording");
@@ -487,7 +494,8 @@ int main(int argc, char **argv)
 		 "regs_mask=0x%llx\nnr_regs=%d\nrecord_size=%u\nflags_used=%u\ntarget=pid\npid=%d\n",
 		 1ull << TAG_REG | (with_entry ? 1ull << IP_REG : 0), with_entry ? 2 : 1,
 		 record_size(with_addr),
-		 with_addr ? (unsigned int)TAILOR_CFG_DATA_ADDR : 0u, PID);
+		 (with_addr ? (unsigned int)TAILOR_CFG_DATA_ADDR : 0u) |
+		 (with_word ? (unsigned int)TAILOR_CFG_TAG_WORD : 0u), PID);
 	{
 		const void *parts[1] = { meta };
 		size_t lens[1] = { strlen(meta) + 1 };
@@ -519,6 +527,7 @@ int main(int argc, char **argv)
 					.entry_ip = groups[g].entry_ip,
 					.cpu = (uint32_t)cpu,
 					.addr = groups[g].addr ? groups[g].addr + 64 * per_group_addr[g]++ : 0,
+					.word = groups[g].word,
 				};
 				if (fill[0] == BATCH) {
 					write_batches(w, perf, cpu_batch, fill, with_addr, rounds);

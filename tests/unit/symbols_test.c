@@ -5,6 +5,7 @@
  * /proc/self/maps.  Covers time-versioned mappings (code replaced at the
  * same address), unmapped IPs and unreadable files.  ASan and UBSan.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,41 @@ static void from_events(void)
 	check_int(r.status, ==, SYM_NO_MAPPING);
 }
 
+/*
+ * The offset tailor record gives tailor.ko for a thread-local word is
+ * where this very executable's threads have it.
+ */
+__thread uint64_t tls_probe_word __attribute__((tls_model("initial-exec"))) = 5;
+__thread char tls_probe_pad[24];
+
+static int64_t tls_probe_runtime_offset(void)
+{
+	uintptr_t tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int64_t)((uintptr_t)&tls_probe_word - tp);
+}
+
+static void tls_offsets(void)
+{
+	char err[512] = "";
+	int64_t off = 1;
+
+	tls_probe_pad[0] = 1;
+	check_int(tls_symbol_offset("/proc/self/exe", "tls_probe_word", &off, err,
+				    sizeof(err)), ==, 0);
+	check_int(off, ==, tls_probe_runtime_offset());
+	check_int(tls_symbol_offset("/proc/self/exe", "no_such_word", &off, err,
+				    sizeof(err)), ==, -ENOENT);
+	check_contains(err, "defines no thread-local symbol 'no_such_word'");
+	/* A function is not a thread-local variable. */
+	check_int(tls_symbol_offset("/proc/self/exe", "main", &off, err, sizeof(err)), ==, -ENOENT);
+	check_int(tls_symbol_offset("/nonexistent", "x", &off, err, sizeof(err)), <, 0);
+	check_contains(err, "cannot open '/nonexistent'");
+	check_int(tls_symbol_offset("/etc/hostname", "x", &off, err, sizeof(err)), ==, -EINVAL);
+	check_contains(err, "not an x86-64 ELF executable");
+}
+
 int main(void)
 {
 	sym = sym_new();
@@ -150,6 +186,7 @@ int main(void)
 	TEST(replaced(), "the mapping in force at the sample's time is used");
 	TEST(fork_and_exec(), "a fork copies the parent's mappings, an exec ends them");
 	TEST(from_events(), "mmap and exec events drive the mappings");
+	TEST(tls_offsets(), "a thread-local symbol's offset from the thread pointer, or why not");
 	sym_free(sym);
 	return test_done();
 }

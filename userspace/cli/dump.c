@@ -54,6 +54,8 @@ struct dump_state {
 	uint64_t samples, batches, mmaps, comms, tasks, rounds, unknown;
 	uint64_t first_tsc, last_tsc;
 	uint64_t regs_mask;
+	uint64_t flags_used;	/* TAILOR_CFG_* in force */
+	uint64_t tag_word_bad;	/* samples whose tag word was unreadable */
 	struct thread_count *threads;
 	size_t nr_threads, cap_threads;
 	uint64_t print_samples;
@@ -99,9 +101,12 @@ static void print_text(const char *what, const struct tlr_record *rec)
 	}
 }
 
-/* Registers by name, in the ascending order they are stored in. */
+/*
+ * Registers by name, in the ascending order they are stored in, then the
+ * data address and the tag word where the session captured them.
+ */
 static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
-			 uint32_t nr_regs)
+			 uint32_t nr_regs, uint64_t flags_used, uint32_t room)
 {
 	uint32_t i = 0;
 	int reg;
@@ -118,6 +123,14 @@ static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
 		else
 			printf(" reg%d=0x%" PRIx64, reg, (uint64_t)s->regs[i]);
 		i++;
+	}
+	if ((flags_used & TAILOR_CFG_DATA_ADDR) && i < room)
+		printf(" data_addr=0x%" PRIx64, (uint64_t)s->regs[i++]);
+	if ((flags_used & TAILOR_CFG_TAG_WORD) && i < room) {
+		if (tailor_who_flags(s->who) & TAILOR_SF_TAG_WORD_BAD)
+			printf(" tag_word=unreadable");
+		else
+			printf(" tag_word=0x%" PRIx64, (uint64_t)s->regs[i]);
 	}
 	putchar('\n');
 }
@@ -142,8 +155,10 @@ static void take_samples(struct dump_state *d, const struct tlr_record *rec)
 		if (s->tsc > d->last_tsc)
 			d->last_tsc = s->tsc;
 		count_thread(d, tailor_who_pid(s->who), tailor_who_tid(s->who));
+		if (tailor_who_flags(s->who) & TAILOR_SF_TAG_WORD_BAD)
+			d->tag_word_bad++;
 		if (d->samples < d->print_samples)
-			print_sample(s, d->regs_mask, nr_regs);
+			print_sample(s, d->regs_mask, nr_regs, d->flags_used, room);
 		d->samples++;
 	}
 }
@@ -154,6 +169,7 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 	case TLR_META:
 		d->have_meta = true;
 		tlr_kv_get_u64(rec->payload, rec->size, "regs_mask", &d->regs_mask);
+		tlr_kv_get_u64(rec->payload, rec->size, "flags_used", &d->flags_used);
 		print_text("meta", rec);
 		break;
 	case TLR_SAMPLES:
@@ -246,6 +262,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.rounds, d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);
+	if (d.flags_used & TAILOR_CFG_TAG_WORD)
+		printf("tag_word_unreadable: %" PRIu64 "\n", d.tag_word_bad);
 	if (d.nr_threads)
 		qsort(d.threads, d.nr_threads, sizeof(*d.threads), cmp_threads);
 	printf("threads: %zu\n", d.nr_threads);

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "tailor/symbols.h"
 #include "tailor/x86_regs.h"
 
 #define READ_BUF_BYTES		(1u << 20)
@@ -35,7 +36,7 @@
 
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
-	OPT_DURATION, OPT_RING,
+	OPT_DURATION, OPT_RING, OPT_TAG_WORD,
 };
 
 static const struct cli_option record_options[] = {
@@ -70,6 +71,15 @@ static const struct cli_option record_options[] = {
 	  .complete = "r15 r15,rip none rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 rip" },
 	{ .id = OPT_DATA_ADDR, .name = "data-addr",
 	  .help = "capture the data address (PEBS memory events)" },
+	{ .id = OPT_TAG_WORD, .name = "tag-word", .arg = "WHERE",
+	  .help = "with every sample, read the thread's tag word\n"
+		  "(libtailor's tailor/tag_word.h): WHERE is the\n"
+		  "thread-local symbol in the executable\n"
+		  "(tailor_tag_word), or its offset in bytes from the\n"
+		  "thread pointer (a word in a shared library: the\n"
+		  "number tailor_tag_word_offset() returns).\n"
+		  "An unreadable word is counted, never a fault.",
+	  .complete = "tailor_tag_word" },
 	{ .id = OPT_FILTER, .name = "filter", .arg = "WHAT",
 	  .help = "user, kernel or all (default all; kernel samples\nneed root)",
 	  .complete = "user kernel all" },
@@ -119,6 +129,7 @@ struct record_opts {
 	uint64_t regs_mask;
 	bool no_regs;
 	bool data_addr;
+	const char *tag_word;	/* symbol or offset, as given; NULL: none */
 	uint32_t filter_flags;
 	pid_t pid;
 	bool all_cpus;
@@ -235,6 +246,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_DATA_ADDR:
 			o->data_addr = true;
+			break;
+		case OPT_TAG_WORD:
+			if (!*val)
+				return bad_value("--tag-word", val,
+						 "a thread-local symbol or an offset");
+			o->tag_word = val;
 			break;
 		case OPT_FILTER:
 			if (!strcmp(val, "user"))
@@ -429,6 +446,7 @@ struct recorder {
 	uint64_t samples;
 	uint64_t start_ns;
 	char reason[96];
+	char tag_word_from[160];	/* "symbol NAME" or "offset" */
 };
 
 static uint64_t mono_ns(void)
@@ -445,6 +463,76 @@ static uint64_t wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The file execvp() will run for @name, as it searches PATH. */
+static int command_path(const char *name, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH");
+	const char *p;
+
+	if (strchr(name, '/')) {
+		snprintf(path, len, "%s", name);
+		return access(path, X_OK);
+	}
+	for (p = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ; p++) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(path, len, "%.*s%s%s", (int)n, n ? p : ".",
+			 "/", name);
+		if (!access(path, X_OK))
+			return 0;
+		p += n;
+		if (!*p)
+			return -1;
+	}
+}
+
+/*
+ * --tag-word: an offset as given, or the TLS symbol's offset in the
+ * executable the target runs (the command about to be run, or the
+ * process's /proc/PID/exe).  With -a there is no one executable.
+ */
+static int resolve_tag_word(struct recorder *r, int64_t *offset)
+{
+	struct record_opts *o = r->o;
+	char path[4096], err[512], *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(o->tag_word, &end, 0);
+	if (!errno && !*end) {
+		*offset = v;
+		snprintf(r->tag_word_from, sizeof(r->tag_word_from), "offset");
+	} else {
+		if (o->all_cpus) {
+			err_msg("record: --tag-word %s: with -a there is no one executable to find the symbol in; give the offset",
+				o->tag_word);
+			return -1;
+		}
+		if (o->command ? command_path(o->command[0], path, sizeof(path)) :
+		    (snprintf(path, sizeof(path), "/proc/%d/exe", o->pid), 0)) {
+			err_msg("record: --tag-word: cannot find '%s' to read its symbols",
+				o->command[0]);
+			return -1;
+		}
+		if (tls_symbol_offset(path, o->tag_word, offset, err, sizeof(err))) {
+			err_msg("record: --tag-word: %s", err);
+			return -1;
+		}
+		snprintf(r->tag_word_from, sizeof(r->tag_word_from), "symbol %s", o->tag_word);
+	}
+	if (*offset % 8 || *offset < -(1LL << 30) || *offset > (1LL << 30)) {
+		err_msg("record: --tag-word: offset %" PRId64 " is not a multiple of 8 within 1 GiB of the thread pointer",
+			*offset);
+		return -1;
+	}
+	if (r->info.abi_version < 2) {
+		err_msg("record: --tag-word: the loaded tailor.ko speaks ABI %u, which has no tag word; load the module built with this tailor",
+			r->info.abi_version);
+		return -1;
+	}
+	return 0;
 }
 
 static int build_config(struct recorder *r, pid_t target)
@@ -469,9 +557,18 @@ static int build_config(struct recorder *r, pid_t target)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
-	cfg->abi_version = TAILOR_ABI_VERSION;
+	/* A module of ABI 1 still records everything but the tag word. */
+	cfg->abi_version = r->info.abi_version >= 2 ? TAILOR_ABI_VERSION : 1;
 	cfg->source = source;
 	cfg->flags = o->filter_flags;
+	if (o->tag_word) {
+		int64_t offset;
+
+		if (resolve_tag_word(r, &offset))
+			return -1;
+		cfg->flags |= TAILOR_CFG_TAG_WORD;
+		cfg->tag_word_offset = offset;
+	}
 	if (o->all_cpus)
 		cfg->flags |= TAILOR_CFG_ALL_CPUS;
 	else
@@ -545,7 +642,8 @@ static int write_meta(struct recorder *r, pid_t target)
 		"sample_period=%" PRIu64 "\ntimer_period_ns=%" PRIu64 "\nsample_freq=%" PRIu64 "\n"
 		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
 		"target=%s\npid=%d\ncommand=%s\n"
-		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n",
+		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n"
+		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -558,7 +656,9 @@ static int write_meta(struct recorder *r, pid_t target)
 		c->flags_used,
 		o->all_cpus ? "all-cpus" : o->pid ? "pid" : "command",
 		o->all_cpus ? 0 : target, cmd, wall_ns(), rdtsc(),
-		r->sb ? sideband_clock_name(r->sb) : "none");
+		r->sb ? sideband_clock_name(r->sb) : "none",
+		(int64_t)c->tag_word_offset,
+		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);

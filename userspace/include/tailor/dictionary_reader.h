@@ -7,6 +7,7 @@
 #ifndef TAILOR_DICTIONARY_READER_H
 #define TAILOR_DICTIONARY_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,7 @@ struct tdict_tag {
 	int level;
 	unsigned int shift;
 	unsigned int bits;
+	bool in_word;		/* a field of the tag word, else of the register */
 };
 
 struct tdict {
@@ -68,7 +70,9 @@ const struct tdict_link *tdict_component_links(const struct tdict *d,
 					       int level, uint64_t id,
 					       size_t *n);
 int tdict_is_shared(const struct tdict *d, const char *file_line);
-/* The component of @level a tag value names, or 0 if the tag has none. */
+/* The component of @level a tag register value names, or 0 if none. */
 uint64_t tdict_tag_component(const struct tdict *d, int level, uint64_t tag);
+/* The value of field @t in @value (the register's or the word's). */
+uint64_t tdict_tag_field(const struct tdict_tag *t, uint64_t value);
 
 #endif /* TAILOR_DICTIONARY_READER_H */

@@ -26,6 +26,13 @@
 #define TEV_USER_TAG	8u
 /* A kernel sample's entry_ip: the user IP where the thread entered. */
 #define TEV_HAS_ENTRY_IP 16u
+/*
+ * tag_word holds the thread's tag word (tailor record --tag-word), read
+ * by tailor.ko at the sample; 0 there means the thread had set none.
+ */
+#define TEV_HAS_TAG_WORD 32u
+/* The word was asked for but could not be read (unmapped, not present). */
+#define TEV_TAG_WORD_BAD 64u
 
 struct tev_sample {
 	uint64_t time;
@@ -33,6 +40,7 @@ struct tev_sample {
 	uint64_t tag;
 	uint64_t data_addr;
 	uint64_t entry_ip;
+	uint64_t tag_word;
 	/* The events this sample stands for (its period); 0: unknown. */
 	uint64_t period;
 	uint32_t pid, tid, cpu;

@@ -56,4 +56,12 @@ void sym_exec(struct symbolizer *s, uint32_t pid, uint64_t time);
 void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 		struct sym_result *out);
 
+/*
+ * The offset from the thread pointer of thread-local @name, defined in
+ * the x86-64 executable @path (its static TLS block; see tls_offset.c).
+ * 0, or -errno with the problem named in @err.
+ */
+int tls_symbol_offset(const char *path, const char *name, int64_t *offset,
+		      char *err, size_t errlen);
+
 #endif /* TAILOR_SYMBOLS_H */

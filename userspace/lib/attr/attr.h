@@ -139,8 +139,14 @@ struct attributor {
 	size_t nr_outcomes, cap_outcomes;
 	uint32_t *outcome_rows;
 	size_t cap_outcome_rows;
-	struct pair_map outcome_of;	/* (site, tag) -> outcome */
-	struct pair_map kernel_outcome_of; /* (entry site, tag) -> outcome */
+	struct pair_map outcome_of;	/* (site key, tag) -> outcome */
+	struct pair_map kernel_outcome_of; /* (entry site key, tag) -> outcome */
+	/*
+	 * A site's outcome also depends on the thread's tag word: (site,
+	 * word) -> k, and the site key is k << 32 | site.  0: no word.
+	 */
+	struct pair_map word_key_of;
+	uint32_t nr_word_keys;
 	uint32_t unknown_outcome;
 
 	struct attr_notes notes;

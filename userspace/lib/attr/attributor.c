@@ -315,9 +315,28 @@ static bool entry_matters(const struct attributor *a)
 	return false;
 }
 
+/* The key of @site (or entry site) for @s's outcome: the word counts too. */
+static int site_key(struct attributor *a, uint32_t site,
+		    const struct tev_sample *s, uint64_t *key)
+{
+	uint32_t k;
+
+	*key = site;
+	if (!(s->flags & TEV_HAS_TAG_WORD) || !s->tag_word)
+		return 0;
+	if (!pair_map_get(&a->word_key_of, site, s->tag_word, &k)) {
+		k = ++a->nr_word_keys;
+		if (pair_map_put(&a->word_key_of, site, s->tag_word, k))
+			return -ENOMEM;
+	}
+	*key = (uint64_t)k << 32 | site;
+	return 0;
+}
+
 static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 			 const struct tev_sample *s, uint32_t *idx)
 {
+	uint64_t key;
 	uint32_t entry = NO_ENTRY_SITE;
 	uint64_t tag = 0;
 	int ret;
@@ -331,10 +350,12 @@ static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 	}
 	if ((s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG))
 		tag = s->tag;
-	if (pair_map_get(&a->kernel_outcome_of, entry, tag, idx))
+	if (site_key(a, entry, s, &key))
+		return -ENOMEM;
+	if (pair_map_get(&a->kernel_outcome_of, key, tag, idx))
 		return 0;
 	if (kernel_outcome(a, entry, s, idx) ||
-	    pair_map_put(&a->kernel_outcome_of, entry, tag, *idx))
+	    pair_map_put(&a->kernel_outcome_of, key, tag, *idx))
 		return -ENOMEM;
 	return 0;
 }
@@ -343,7 +364,7 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 		const struct tev_sample *s, struct attr_result *out)
 {
 	uint32_t site, idx;
-	uint64_t tag;
+	uint64_t tag, key;
 	int ret;
 
 	if ((s->flags & TEV_KERNEL) || s->ip >= KERNEL_START) {
@@ -357,9 +378,10 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 			idx = a->sites[site].fixed_outcome;
 		} else if (!ret) {
 			tag = (s->flags & TEV_HAS_TAG) ? s->tag : 0;
-			if (!pair_map_get(&a->outcome_of, site, tag, &idx) &&
-			    (user_outcome(a, site, s, &idx) ||
-			     pair_map_put(&a->outcome_of, site, tag, idx)))
+			if (site_key(a, site, s, &key) ||
+			    (!pair_map_get(&a->outcome_of, key, tag, &idx) &&
+			     (user_outcome(a, site, s, &idx) ||
+			      pair_map_put(&a->outcome_of, key, tag, idx))))
 				ret = -ENOMEM;
 		}
 	}
@@ -458,6 +480,7 @@ void attr_free(struct attributor *a)
 		str_map_free(&a->dict_files[di]);
 	pair_map_free(&a->outcome_of);
 	pair_map_free(&a->kernel_outcome_of);
+	pair_map_free(&a->word_key_of);
 	free(a->sites);
 	free(a->site_levels);
 	free(a->site_of_sym);

@@ -123,24 +123,48 @@ int policy_site(struct attributor *a, const struct attr_level *lv,
 	return -EINVAL;
 }
 
+/*
+ * Field @t of the sample's tag word or tag register, 0 if the sample has
+ * no trustworthy value for it.  The word is the thread's wherever the
+ * tick landed; the register is the thread's own only in user mode or as
+ * the user state saved at kernel entry.
+ */
+static uint64_t sample_tag_field(const struct tdict_tag *t, const struct tev_sample *s)
+{
+	if (t->in_word)
+		return (s->flags & TEV_HAS_TAG_WORD) ? tdict_tag_field(t, s->tag_word) : 0;
+	if (!(s->flags & TEV_HAS_TAG) ||
+	    ((s->flags & TEV_KERNEL) && !(s->flags & TEV_USER_TAG)))
+		return 0;
+	return tdict_tag_field(t, s->tag);
+}
+
 int policy_tag(struct attributor *a, const struct attr_level *lv,
 	       const struct site_level *sl, const struct tev_sample *s,
 	       uint32_t *row, uint8_t *note)
 {
 	bool nonzero = false, ambiguous;
 	uint8_t i;
-	int di, t;
+	int di, t, pass;
 
-	for (di = 0; (s->flags & TEV_HAS_TAG) && di < a->nr_dicts; di++) {
+	for (di = 0; (s->flags & (TEV_HAS_TAG | TEV_HAS_TAG_WORD)) && di < a->nr_dicts; di++) {
 		const struct tdict *d = a->dicts[di];
 
 		if (lv->dict_level[di] < 0)
 			continue;
+		/*
+		 * The word's fields first (pass 0), then the register's: the
+		 * word holds where the register cannot be trusted.
+		 */
+		for (pass = 0; pass < 2; pass++)
 		for (t = 0; t < d->nr_tags; t++) {
-			uint64_t id = tdict_tag_component(d, d->tags[t].level, s->tag);
+			uint64_t id;
 			const struct tdict_component *c;
 			uint32_t r;
 
+			if (d->tags[t].in_word != (pass == 0))
+				continue;
+			id = sample_tag_field(&d->tags[t], s);
 			if (!id)
 				continue;
 			nonzero = true;
@@ -196,8 +220,11 @@ int policy_kernel(struct attributor *a, const struct attr_level *lv,
 		r = entry->row;
 		n = NOTE_KERNEL_BY_ENTRY;
 	} else {
-		if ((s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) !=
-		    (TEV_HAS_TAG | TEV_USER_TAG) || !s->tag)
+		bool user_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) ==
+				(TEV_HAS_TAG | TEV_USER_TAG) && s->tag;
+		bool word = (s->flags & TEV_HAS_TAG_WORD) && s->tag_word;
+
+		if (!user_tag && !word)
 			return 0;
 		if (policy_tag(a, lv, entry ? entry : untagged, s, &r, &n))
 			return -ENOMEM;

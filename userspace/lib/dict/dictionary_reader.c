@@ -179,6 +179,7 @@ static int add_line(struct parser *p, char **f, int nf)
 	} kinds[] = {
 		{ "level", 2 }, { "component", 4 }, { "parent", 5 }, { "log", 2 },
 		{ "link", 5 }, { "shared", 2 }, { "tag", 4 }, { "tag-register", 2 },
+		{ "tag-word", 4 },
 	};
 	uint64_t v1, v2;
 	size_t i;
@@ -248,7 +249,7 @@ static int add_line(struct parser *p, char **f, int nf)
 		c->parent_id = v2;
 		return 0;
 	}
-	/* tag */
+	/* tag, tag-word */
 	{
 		struct tdict_tag t;
 		int l = find_level(p, f[1], 1);
@@ -261,7 +262,8 @@ static int add_line(struct parser *p, char **f, int nf)
 				    (unsigned long long)v1, (unsigned long long)v2);
 		if (d->nr_tags == (int)(sizeof(d->tags) / sizeof(d->tags[0])))
 			return perr(p, "too many tag fields");
-		t = (struct tdict_tag){ .level = l, .shift = v1, .bits = v2 };
+		t = (struct tdict_tag){ .level = l, .shift = v1, .bits = v2,
+					.in_word = !strcmp(f[0], "tag-word") };
 		d->tags[d->nr_tags++] = t;
 		return 0;
 	}
@@ -493,6 +495,12 @@ int tdict_is_shared(const struct tdict *d, const char *file_line)
 				       sizeof(char *), cmp_str) != NULL;
 }
 
+uint64_t tdict_tag_field(const struct tdict_tag *t, uint64_t value)
+{
+	return t->bits == 64 ? value >> t->shift :
+	       (value >> t->shift) & ((1ull << t->bits) - 1);
+}
+
 uint64_t tdict_tag_component(const struct tdict *d, int level, uint64_t tag)
 {
 	int i;
@@ -500,9 +508,8 @@ uint64_t tdict_tag_component(const struct tdict *d, int level, uint64_t tag)
 	for (i = 0; i < d->nr_tags; i++) {
 		const struct tdict_tag *t = &d->tags[i];
 
-		if (t->level == level)
-			return t->bits == 64 ? tag >> t->shift :
-			       (tag >> t->shift) & ((1ull << t->bits) - 1);
+		if (t->level == level && !t->in_word)
+			return tdict_tag_field(t, tag);
 	}
 	return 0;
 }

@@ -156,10 +156,20 @@ static int deliver_sample(struct tailor_rec *t, const uint8_t *at,
 		out.entry_ip = s->regs[t->ip_index];
 		out.flags |= TEV_HAS_ENTRY_IP;
 	}
-	if ((t->flags_used & TAILOR_CFG_DATA_ADDR) && nr_regs < room &&
-	    (sf & TAILOR_SF_ADDR_VALID)) {
-		out.data_addr = s->regs[nr_regs];
-		out.flags |= TEV_HAS_ADDR;
+	if (t->flags_used & TAILOR_CFG_DATA_ADDR) {
+		if (nr_regs < room && (sf & TAILOR_SF_ADDR_VALID)) {
+			out.data_addr = s->regs[nr_regs];
+			out.flags |= TEV_HAS_ADDR;
+		}
+		nr_regs++;
+	}
+	if ((t->flags_used & TAILOR_CFG_TAG_WORD) && nr_regs < room) {
+		if (sf & TAILOR_SF_TAG_WORD_BAD) {
+			out.flags |= TEV_TAG_WORD_BAD;
+		} else {
+			out.tag_word = s->regs[nr_regs];
+			out.flags |= TEV_HAS_TAG_WORD;
+		}
 	}
 	return TEV_DISPATCH(d, sample, &out);
 }
@@ -288,10 +298,14 @@ static void count_samples(struct tailor_rec *t, const struct tlr_record *rec)
 			info->last_time = s->tsc;
 		if (tailor_who_flags(s->who) & TAILOR_SF_ADDR_VALID)
 			info->has_addr = true;
+		if (tailor_who_flags(s->who) & TAILOR_SF_TAG_WORD_BAD)
+			info->nr_tag_word_bad++;
 		info->nr_samples++;
 	}
 	if (h->count && t->tag_index >= 0)
 		info->has_tag = true;
+	if (h->count && (t->flags_used & TAILOR_CFG_TAG_WORD))
+		info->has_tag_word = true;
 }
 
 struct format_reader *tailor_rec_open(const char *path, int tag_reg,
