@@ -7,7 +7,8 @@
 # CPU-bound workload (tw_work: a fixed number of loop iterations) bare,
 # under 'tailor record' (IP, TSC, r15) and under 'perf record -e
 # cpu-clock' at the same frequency, plain and with --intr-regs=r15 (the
-# same information as tailor), several times each, and prints the median wall times, each
+# same information as tailor), and under 'tailor record --tag-word' (the
+# per-thread word read at every sample too), several times each, and prints the median wall times, each
 # profiler's overhead as a ratio to the bare run, and the bytes each
 # recording takes per sample.  A benchmark: it prints figures and never
 # fails a build.  Under TCG every figure is inflated; compare the rows.
@@ -55,6 +56,12 @@ for i in \$(seq $runs); do
 	t1=\$(now)
 	n=\$(/tailor/bin/tailor dump /tmp/t.rec | sed -n 's/^samples: //p')
 	echo "BENCH tailor \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/t.rec) \$n"
+	# The same, reading each sample's tag word (the last word of static TLS).
+	t0=\$(now)
+	/tailor/bin/tailor record -q -F $freq --tag-word -8 -o /tmp/t.rec -- \$w
+	t1=\$(now)
+	n=\$(/tailor/bin/tailor dump /tmp/t.rec | sed -n 's/^samples: //p')
+	echo "BENCH tailor+word \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/t.rec) \$n"
 	t0=\$(now)
 	perf record -q -e cpu-clock -F $freq -o /tmp/p.data -- \$w 2>/dev/null
 	t1=\$(now)
@@ -89,14 +96,17 @@ function median(k,   i, j, c, a, tmp) {
 END {
 	if (!n["bare"]) { print "record-overhead: no results (see build/bench-record/console.log)"; exit 1 }
 	b = median("bare")
+	if (n["tailor"] && n["tailor+word"])
+		extra_word = (median("tailor+word") - median("tailor")) / b * 100
 	printf "tw_work %s iterations, %s Hz, %d runs each (test box, TCG, software clock)\n", iters, freq, n["bare"]
-	printf "%-8s %10s %10s %14s %14s\n", "", "median s", "overhead", "samples/run", "bytes/sample"
-	printf "%-8s %10.3f %10s %14s %14s\n", "bare", b, "-", "-", "-"
-	split("tailor perf perf+r15", names, " ")
-	for (i = 1; i <= 3; i++) {
+	printf "%-11s %10s %10s %14s %14s\n", "", "median s", "overhead", "samples/run", "bytes/sample"
+	printf "%-11s %10.3f %10s %14s %14s\n", "bare", b, "-", "-", "-"
+	split("tailor tailor+word perf perf+r15", names, " ")
+	for (i = 1; i <= 4; i++) {
 		k = names[i]
 		m = median(k)
-		printf "%-8s %10.3f %9.1f%% %14.0f %14.1f\n", k, m, (m / b - 1) * 100,
+		printf "%-11s %10.3f %9.1f%% %14.0f %14.1f\n", k, m, (m / b - 1) * 100,
 		       samples[k] / n[k], samples[k] ? bytes[k] / samples[k] : 0
 	}
+	printf "reading the tag word: %+.1f points of overhead over tailor without it\n", extra_word
 }'

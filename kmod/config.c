@@ -16,6 +16,19 @@
 #include <linux/cred.h>
 #include "tailor.h"
 
+/* The flags each ABI version knew. */
+static u32 known_flags(u32 abi_version)
+{
+	switch (abi_version) {
+	case 1:
+		return TAILOR_CFG_FLAGS_V1;
+	case 2:
+		return TAILOR_CFG_FLAGS_V2;
+	default:
+		return TAILOR_CFG_FLAGS_ALL;
+	}
+}
+
 static int check_fields(const struct tailor_config *cfg)
 {
 	u32 f = cfg->flags;
@@ -24,8 +37,8 @@ static int check_fields(const struct tailor_config *cfg)
 	    cfg->abi_version < TAILOR_ABI_MIN_VERSION ||
 	    cfg->abi_version > TAILOR_ABI_VERSION)
 		return -EINVAL;
-	/* Version 1 knew neither the flag nor the field (then reserved). */
-	if (f & ~(cfg->abi_version == 1 ? TAILOR_CFG_FLAGS_V1 : TAILOR_CFG_FLAGS_ALL))
+	/* Version 1 knew neither the tag word flag nor its field (then reserved). */
+	if (f & ~known_flags(cfg->abi_version))
 		return -EINVAL;
 	if (memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
 		return -EINVAL;
@@ -56,7 +69,8 @@ static int check_fields(const struct tailor_config *cfg)
 		return -EINVAL;
 
 	if (f & TAILOR_CFG_ALL_CPUS) {
-		if (cfg->target_pid)
+		/* Every task on the CPUs already: there are no children to follow. */
+		if (cfg->target_pid || (f & TAILOR_CFG_CHILDREN))
 			return -EINVAL;
 	} else if (cfg->target_pid <= 0) {
 		return -EINVAL;
@@ -129,9 +143,9 @@ static void build_attr(struct tailor_plan *plan, const struct tailor_config *cfg
 	attr->exclude_kernel = !!(plan->flags & TAILOR_CFG_EXCLUDE_KERNEL);
 	attr->exclude_hv = 1;
 	if (plan->target) {
-		/* Future threads of the process get a clone of the counter. */
+		/* Future threads (and, if asked, processes) get a clone of the counter. */
 		attr->inherit = 1;
-		attr->inherit_thread = 1;
+		attr->inherit_thread = !(plan->flags & TAILOR_CFG_CHILDREN);
 	}
 	if (cfg->sample_freq || !period) {
 		attr->freq = 1;

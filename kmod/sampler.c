@@ -160,17 +160,24 @@ static const struct pt_regs *sample_regs(const struct tailor_plan *plan,
  * the loader's TLS setup has FS base 0: no word there, which is 0 and
  * not an error.
  */
-static bool read_tag_word(s64 offset, u64 *word)
+static bool read_tag_word(const struct tailor_plan *plan, u64 *word)
 {
 	unsigned long addr;
 
 	*word = 0;
 	if (!current->mm || (current->flags & PF_KTHREAD))
 		return true;
+	/*
+	 * A followed child's TLS belongs to whatever it runs: the offset is
+	 * the target's.  Comparing struct pid pointers is a plain load; the
+	 * plan holds a reference to the target's, so no other process has it.
+	 */
+	if (plan->target && task_tgid(current) != plan->target)
+		return true;
 	addr = x86_fsbase_read_cpu();
 	if (!addr)
 		return true;
-	addr += offset;
+	addr += plan->tag_word_offset;
 	if (copy_from_user_nmi(word, (const void __user *)addr, sizeof(*word))) {
 		*word = 0;
 		return false;
@@ -234,7 +241,7 @@ static void tailor_overflow(struct perf_event *event,
 		i++;
 	}
 	if ((plan->flags & TAILOR_CFG_TAG_WORD) &&
-	    !read_tag_word(plan->tag_word_offset, &rec[3 + i]))
+	    !read_tag_word(plan, &rec[3 + i]))
 		flags |= TAILOR_SF_TAG_WORD_BAD;
 	rec[2] = tailor_who_pack(task_pid_nr_ns(current, plan->pid_ns),
 				 task_tgid_nr_ns(current, plan->pid_ns),

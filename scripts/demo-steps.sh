@@ -8,23 +8,26 @@
 # annotated plan and the activity timeline, and write the HTML report to
 # OUT/report.html and the profile for other readers: OUT/profile.pb.gz
 # (go tool pprof), OUT/stacks.folded (flame graphs) and OUT/trace.json
-# (ui.perfetto.dev, speedscope).  Only the engine's own threads are
-# sampled: the C compiler it runs is another process.
+# (ui.perfetto.dev, speedscope).  The engine runs its queries on a pool of
+# worker threads; the C compiler processes it starts are sampled too, each
+# under its own pid and name.  The thread's tag word names the query run.
 #
-# Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10).
+# Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10),
+# DEMO_CLIENTS (default 1: clients running the query at once).
 set -eu
 
 tailor=$1 engine=$2 out=$3 query=${4:-fig3}
 scale=${DEMO_SCALE:-0.05}
 repeat=${DEMO_REPEAT:-10}
+clients=${DEMO_CLIENTS:-1}
 mkdir -p "$out"
 
-echo "== tailor record -- tailor-engine $query (scale $scale, executed $repeat times)"
+echo "== tailor record --tag-word tailor_tag_word -- tailor-engine $query (scale $scale, executed $repeat times, $clients client(s))"
 # Its messages after the run: on a console, record's live status line
 # would run into the engine's output.
-if ! "$tailor" record -o "$out/$query.rec" -- \
-	"$engine" -s "$scale" -n "$repeat" -r 5 -d "$out/$query.dict" -w "$out/generated" \
-	"$query" 2>"$out/record.log"; then
+if ! "$tailor" record --tag-word tailor_tag_word -o "$out/$query.rec" -- \
+	"$engine" -s "$scale" -n "$repeat" -c "$clients" -r 5 -d "$out/$query.dict" \
+	-w "$out/generated" -t "$out/times" "$query" 2>"$out/record.log"; then
 	cat "$out/record.log" >&2
 	exit 1
 fi
@@ -33,12 +36,17 @@ cat "$out/record.log"
 report() {
 	"$tailor" report -i "$out/$query.rec" -d "$out/$query.dict" "$@"
 }
+# The engine's process; the compiler's processes it ran are in the file too.
+pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$out/times" | head -n 1)
 echo
-echo "== operator report (tailor report --level operator)"
-report --level operator
+echo "== every process: the engine, and the C compiler it ran (tailor report --level operator --top 8)"
+report --level operator --top 8
 echo
-echo "== annotated plan (tailor report --view plan)"
-report --view plan
+echo "== operator report of the engine (tailor report --level operator --pid $pid)"
+report --level operator --pid "$pid"
+echo
+echo "== annotated plan (tailor report --view plan --pid $pid)"
+report --view plan --pid "$pid"
 echo
 echo "== activity timeline of the operators (tailor timeline)"
 report --view timeline --html "$out/report.html"

@@ -23,10 +23,11 @@
 #include <linux/const.h>
 
 /*
- * 2 added the per-thread tag word (TAILOR_CFG_TAG_WORD); the module still
- * takes version-1 configurations, which cannot ask for it.
+ * 2 added the per-thread tag word (TAILOR_CFG_TAG_WORD); 3 following child
+ * processes (TAILOR_CFG_CHILDREN).  The module still takes configurations
+ * of every earlier version, which cannot ask for what came later.
  */
-#define TAILOR_ABI_VERSION	2
+#define TAILOR_ABI_VERSION	3
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -59,7 +60,16 @@ enum tailor_tsc_source {
  * TAILOR_SF_TAG_WORD_BAD; the read never faults or sleeps.
  */
 #define TAILOR_CFG_TAG_WORD		_BITUL(5)
-#define TAILOR_CFG_FLAGS_ALL		(_BITUL(6) - 1)
+#define TAILOR_CFG_FLAGS_V2		(_BITUL(6) - 1)
+/*
+ * ABI 3: with target_pid, processes the target forks after start are
+ * sampled too, as perf record does by default (their own pid and tgid in
+ * each sample); without it only the target's threads are.  The tag word
+ * is read in the target's own threads only: a child's TLS is laid out by
+ * whatever it executes, so in a child the word is 0 and not bad.
+ */
+#define TAILOR_CFG_CHILDREN		_BITUL(6)
+#define TAILOR_CFG_FLAGS_ALL		(_BITUL(7) - 1)
 
 /*
  * Register numbers are those of perf on x86-64 (<asm/perf_regs.h>), so

@@ -65,7 +65,7 @@ for op in 1 2 3 4 5; do
 		continue
 	fi
 	# The lines holding the work loop, and the operators their tasks belong to.
-	lines=$(grep -n 'extra_units +=' "$d/sfja.c" | cut -d: -f1)
+	lines=$(grep -n 'extra_units\[m->worker\] +=' "$d/sfja.c" | cut -d: -f1)
 	owners=$(for l in $lines; do
 		awk -F'\t' -v key="$d/sfja.c:$l" '
 			$1 == "component" && $2 == "operator" { opname[$3] = $4 }
@@ -85,14 +85,14 @@ if ! "$engine" -s 0.001 -d "$dict" -w "$work/d" fig3 twojoins q1 sfja >"$work/d.
 	not_ok "the engine writes the dictionary of all queries" "$work/d.out"
 fi
 for c in "$work"/d/*.c; do
-	awk -v f="$c" '/^void tailor_pipeline_/ {inside = 1} inside {print f ":" NR} /^}$/ {inside = 0}' "$c"
+	awk -v f="$c" '/^void tailor_(pipeline|finish)_/ {inside = 1} inside {print f ":" NR} /^}$/ {inside = 0}' "$c"
 done >"$work/code-lines"
 awk -F'\t' '$1 == "link" && $2 == "line" {print $3}' "$dict" | sort | uniq -c |
 	awk '$1 != 1 {print "linked " $1 " times: " $2}' >"$work/multi"
 awk -F'\t' '$1 == "link" && $2 == "line" {print $3}' "$dict" | sort -u >"$work/linked"
 sort -u "$work/code-lines" | comm -23 - "$work/linked" | sed 's/^/not linked: /' >>"$work/multi"
 if [ -s "$work/code-lines" ] && [ ! -s "$work/multi" ]; then
-	ok "every line of every pipeline function is linked to exactly one task ($(wc -l <"$work/code-lines") lines)"
+	ok "every line of every pipeline and finish function is linked to exactly one task ($(wc -l <"$work/code-lines") lines)"
 else
 	not_ok "line links" "$work/multi"
 fi
@@ -143,6 +143,100 @@ else
 	fi
 fi
 
+# Parallel: the same results whatever the workers and clients.  Results
+# are sorted by key, so a run's printed rows are comparable across runs.
+rows_of() { grep -E '^ +-?[0-9]' "$1"; }
+if "$engine" -s 0.01 -r 1000 -j 1 all >"$work/j1.out" 2>&1 &&
+   "$engine" -s 0.01 -r 1000 -j 4 all >"$work/j4.out" 2>&1 &&
+   [ "$(grep -c '^check: ok' "$work/j4.out")" -eq 4 ] &&
+   diff <(rows_of "$work/j1.out") <(rows_of "$work/j4.out") >"$work/diff" &&
+   [ "$(rows_of "$work/j1.out" | wc -l)" -gt 100 ]; then
+	ok "1 and 4 worker threads: every result row equal, and equal to the reference"
+else
+	not_ok "1 and 4 worker threads give the same results" "$work/diff"
+fi
+cl=$work/cl
+if "$engine" -s 0.01 -c 3 -j 2 -n 2 -d "$cl.dict" -t "$cl.times" -w "$cl" all >"$cl.out" 2>&1 &&
+   [ "$(grep -c '^check: ok' "$cl.out")" -eq 12 ] && ! grep -q FAILED "$cl.out"; then
+	ok "3 clients x 4 queries on 2 workers: all 12 results equal their reference evaluation"
+else
+	not_ok "3 clients on 2 workers" "$cl.out"
+fi
+# Each client's run of a query is a query component; the plan's operators
+# link to every run of it; the times name each run's component id.
+awk -F'\t' '
+	$1 == "component" && $2 == "query" { q[$3] = $4 }
+	$1 == "component" && $2 == "operator" && $4 ~ /^fig3: / { op[$3] = 1 }
+	$1 == "link" && $2 == "operator" && ($3 in op) && $4 == "query" { n[$3]++; to[$3 "," q[$5]] = 1 }
+	$1 == "tag-word" { word = $2 " " $3 " " $4 }
+	END {
+		if (word != "query 0 16") print "tag-word field: " word
+		for (o in op) {
+			if (n[o] != 3) print "operator " o " links to " n[o] " queries"
+			for (c = 1; c <= 3; c++)
+				if (!((o ",fig3 (client " c ")") in to)) print "operator " o ": no fig3 (client " c ")"
+		}
+	}' "$cl.dict" >"$work/why" 2>&1
+awk -F'\t' '$1 == "component" && $2 == "query" { print $3 " " $4 }' "$cl.dict" | sort >"$work/qdict"
+sed -n 's/^query=\([a-z0-9]*\) client=\([0-9]*\) query_id=\([0-9]*\) .*/\3 \1 (client \2)/p' "$cl.times" |
+	sort >"$work/qtimes"
+if [ -s "$cl.dict" ] && [ ! -s "$work/why" ] && [ "$(wc -l <"$work/qtimes")" -eq 12 ] &&
+   [ -z "$(comm -13 "$work/qdict" "$work/qtimes")" ]; then
+	ok "dictionary: a query component per client run, operators linked to all, the word declared"
+else
+	{ cat "$work/why"; comm -13 "$work/qdict" "$work/qtimes"; } >"$work/why2"
+	not_ok "dictionary of a concurrent run" "$work/why2"
+fi
+# Two runs of the same code, told apart only by the tag word.
+run_of() { awk -F'\t' -v name="$1" '$1 == "component" && $2 == "query" && $4 == name {print $3}' "$cl.dict"; }
+probe=$(grep -n -F 'match3 = ctx->rt->join_lookup' "$cl/fig3.c" | head -n 1 | cut -d: -f1)
+f1=$(run_of "fig3 (client 1)") f3=$(run_of "fig3 (client 3)") t2=$(run_of "twojoins (client 2)")
+if [ -n "$probe" ] && [ -n "$f1" ] && [ -n "$f3" ] && [ -n "$t2" ]; then
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
+		250 "$cl/fig3.so:$cl/fig3.c:$probe" 0 11 0 "$f1" \
+		150 "$cl/fig3.so:$cl/fig3.c:$probe" 0 12 0 "$f3" \
+		80 "$engine@join_lookup" 0 12 0 "$t2" >"$work/wspec"
+	cat >"$work/wwant" <<-EOT
+	fig3 (client 1),250
+	fig3 (client 3),150
+	twojoins (client 2),80
+	EOT
+	if "$synth" -o "$work/w.rec" "$work/wspec" >"$work/why" 2>&1 &&
+	   "$tailor" report -f csv -l query -i "$work/w.rec" -d "$cl.dict" 2>"$work/err" |
+	   tail -n +2 | awk -F, '{print $1 "," $3}' | sort >"$work/wgot" &&
+	   diff -u "$work/wwant" "$work/wgot" >"$work/diff"; then
+		ok "report -l query: the same generated line, two clients' runs apart by the tag word"
+	else
+		cat "$work/why" "$work/err" >>"$work/diff" 2>/dev/null
+		not_ok "report -l query by the tag word" "$work/diff"
+	fi
+else
+	not_ok "the concurrent run's dictionary names fig3's runs, fig3.c has the probe"
+fi
+
+# perf record follows the processes the engine forks (its C compiler),
+# whose r15 is no tag: their samples must never reach the engine's
+# components.  The components' rows equal those of the engine's own pid.
+pr=$work/perf
+if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o /dev/null true >/dev/null 2>&1; then
+	skip "a compiler's samples stay out of the components (no perf record -e cpu-clock here)"
+elif perf record -q -e cpu-clock -F 4000 --intr-regs=r15 -o "$pr.data" -- \
+	"$engine" -s 0.02 -n 4 -d "$pr.dict" -w "$pr" -t "$pr.times" fig3 >"$pr.out" 2>&1 &&
+   pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$pr.times") && [ -n "$pid" ] &&
+   "$tailor" report -f csv --top 0 -i "$pr.data" -d "$pr.dict" >"$pr.all" 2>"$work/err" &&
+   "$tailor" report -f csv --top 0 -i "$pr.data" -d "$pr.dict" --pid "$pid" >"$pr.own" 2>>"$work/err"; then
+	comps() { awk -F, '$2 == "component" { print $1 "," $3 }' "$1" | sort; }
+	children=$(awk -F, '$1 ~ /^\[(cc1|.*-as|.*-ld.*|.*gcc.*|collect2)\]$/ { n += $3 } END { print n + 0 }' "$pr.all")
+	if diff <(comps "$pr.all") <(comps "$pr.own") >"$work/diff" && [ "$children" -gt 0 ]; then
+		ok "perf.data with the compiler's processes: its $children samples stay out of the engine's components"
+	else
+		cat "$pr.all" >>"$work/diff"
+		not_ok "a compiler's samples reached components ($children compiler samples)" "$work/diff"
+	fi
+else
+	not_ok "perf record of the engine" "$pr.out"
+fi
+
 # Bad input: a message naming the problem, exit 2, no output files.
 bad_input() {
 	local want=$1; shift
@@ -159,6 +253,8 @@ bad_input "invalid --scale '0'" -s 0
 bad_input "invalid --extra 'join'" -x join
 bad_input "no operator 'nosuch'" -x nosuch=5 fig3
 bad_input "invalid --repeat" -n 0
+bad_input "invalid --threads '0'" -j 0
+bad_input "invalid --clients '17'" -c 17
 
 # A compiler that fails is reported, with the file it failed on.
 "$engine" --cc false -w "$work/cc" fig3 >"$work/out" 2>"$work/err"

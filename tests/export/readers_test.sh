@@ -79,8 +79,9 @@ else
 fi
 if browser report html "$work/report.html"; then
 	svgs=$(fact svgs "$work/report.out")
-	if [ "${svgs:-0}" -ge 1 ]; then
-		ok "the HTML report renders in Chromium: not blank, $svgs plot(s) drawn"
+	# Two threads: the activity plot and the threads' lanes.
+	if [ "${svgs:-0}" -ge 2 ]; then
+		ok "the HTML report renders in Chromium: not blank, $svgs plots drawn (activity, lanes)"
 	else
 		not_ok "the HTML report rendered no plot" "$work/report.out"
 	fi

@@ -7,7 +7,8 @@
  * program's own executable, so fuzzed IPs land on real functions and
  * lines, never on whatever files the input names.  No input may crash
  * them, and what they write must add up: every folded line's count sums
- * to the samples counted, slices nest per thread.
+ * to the samples counted, slices nest per thread, the lanes' runs hold
+ * every sample once; the lanes plot is drawn too.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -89,6 +90,21 @@ static void check_slices(const struct agg *g, int levels)
 	}
 }
 
+static void check_lanes(const struct agg *g)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < g->nr_lanes; i++) {
+		if (g->lanes[i].end_ns < g->lanes[i].begin_ns ||
+		    g->lanes[i].thread >= g->nr_threads || !g->lanes[i].samples)
+			abort();
+		sum += g->lanes[i].samples;
+	}
+	if (sum != g->total)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const stack[] = { "function", "line" };
@@ -100,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct session_options so = { .tag_reg = 23, .tsc_khz = 1000000 };
 	struct attr_options ao = { .level = "function", .stack = stack, .nr_stack = 2 };
 	struct agg_options go = { .lines = true, .buckets = true, .memory = true,
-				  .stacks = true, .slices = true };
+				  .stacks = true, .slices = true, .lanes = true };
 	struct redirect r = { .events = { .mmap = redirect_mmap, .fork = redirect_other } };
 	struct symbolizer *sym;
 	struct attributor *a;
@@ -132,6 +148,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (agg_run(&g, s, sym))
 			abort();
 		check_slices(&g, 2);
+		check_lanes(&g);
+		{
+			char *text = NULL;
+			size_t len = 0;
+			FILE *out = open_memstream(&text, &len);
+
+			if (!out || svg_lanes(&g, out) || fclose(out))
+				abort();
+			free(text);
+		}
 		for (f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
 			char *text = NULL;
 			size_t len = 0;

@@ -5,11 +5,24 @@
 line, where -- one group of samples a line, sample k at (k + 1) us), and
 readers' outputs turned into something comparable.
 
-  export_check.py folded TRUTH [LEVELS]  the folded stacks tailor must write
+  export_check.py folded TRUTH [LEVELS [QUERIES]]
+                                         the folded stacks tailor must write
   export_check.py traces                 go tool pprof -traces (stdin) as folded
-  export_check.py chrome TRACE TRUTH     the Chrome trace's slices: nested,
+  export_check.py chrome TRACE TRUTH [LEVELS [QUERIES]]
+                                         the Chrome trace's slices: nested,
                                          and equal to the truth's runs
   export_check.py nested TRACE           only that X events nest per thread
+  export_check.py lanes TRUTH LEVEL [QUERIES]
+                                         the lanes view's runs, as its CSV rows
+  export_check.py lanes-text TRUTH LEVEL COLUMN_NS [QUERIES]
+                                         its text: "TID LANE" per thread, and
+                                         the legend's "C=query: component"
+
+With --queries first, TRUTH is the query truth instead (golden_test.sh
+writes it from queries.golden: count, tag, tid, word, query, pipeline,
+operator, function, line, where).  QUERIES: the query names kept (as
+--query keeps them), separated by '|'; the samples of others end their
+thread's runs.
 
 Prints what differs; exit status 1 if anything does.
 """
@@ -19,6 +32,24 @@ from collections import defaultdict
 
 COLUMNS = {"operator": 3, "pipeline": 4, "function": 5, "line": 6}
 DICT_LEVELS = ("operator", "pipeline")
+QUERY_COLUMNS = {"query": 4, "pipeline": 5, "operator": 6, "function": 7, "line": 8}
+QUERY_DICT_LEVELS = ("query", "pipeline", "operator")
+STEP = 1000     # ns between samples
+PID = 1000      # synth_profile's process
+
+
+def use_queries():
+    global COLUMNS, DICT_LEVELS
+    COLUMNS, DICT_LEVELS = QUERY_COLUMNS, QUERY_DICT_LEVELS
+
+
+def samples_of(truth, levels, keep=None):
+    """Per sample, in time order: (tid, its rows at @levels, kept?)."""
+    out = []
+    for count, cols in truth_rows(truth):
+        kept = keep is None or cols[COLUMNS["query"]] in keep
+        out += [(int(cols[2]), [cols[COLUMNS[l]] for l in levels], kept)] * count
+    return out
 
 
 def truth_rows(path):
@@ -51,10 +82,11 @@ def print_folded(stacks):
         print(f"{stack} {stacks[stack]}")
 
 
-def folded(truth, levels):
+def folded(truth, levels, keep=None):
     stacks = defaultdict(int)
     for count, cols in truth_rows(truth):
-        stacks[frames(cols, levels)] += count
+        if keep is None or cols[COLUMNS["query"]] in keep:
+            stacks[frames(cols, levels)] += count
     print_folded(stacks)
     return 0
 
@@ -112,59 +144,116 @@ def check_nesting(events):
     return problems
 
 
-def expected_slices(truth, levels):
+def expected_runs(samples, nr_levels):
     """The runs the pass makes: per thread, consecutive samples with the
     same row at a level and those above it; a run ends at the thread's next
     sample, or a sample's time (1 us here) after its last one when the
-    thread is gone longer than two."""
-    samples = []
-    for count, cols in truth_rows(truth):
-        samples += [(int(cols[2]), [cols[COLUMNS[l]] for l in levels])] * count
-    step = 1000
+    thread is gone longer than two.  A sample not kept (another query's)
+    ends its thread's runs there."""
+    step = STEP
     state, out = {}, []
 
     def close(st, frm, at):
         end = min(at, st["last"] + step)
-        for i in range(frm, len(levels)):
+        for i in range(frm, nr_levels):
             if st["open"][i] is not None:
                 st["open"][i]["end"] = end
                 st["open"][i] = None
 
-    for k, (tid, rows) in enumerate(samples):
+    for k, (tid, rows, kept) in enumerate(samples):
         ns = k * step
-        st = state.setdefault(tid, {"open": [None] * len(levels), "last": None})
+        st = state.setdefault(tid, {"open": [None] * nr_levels, "last": None})
+        if not kept:
+            if st["last"] is not None:
+                close(st, 0, ns)
+            continue
         frm = 0
         if st["last"] is not None and ns <= st["last"] + 2 * step:
-            while frm < len(levels) and st["open"][frm] is not None and \
+            while frm < nr_levels and st["open"][frm] is not None and \
                     st["open"][frm]["row"] == rows[frm]:
                 frm += 1
         if st["last"] is not None:
             close(st, frm, ns)
-        for i in range(len(levels)):
+        for i in range(nr_levels):
             if i < frm:
                 st["open"][i]["samples"] += 1
             else:
-                s = {"tid": tid, "cat": levels[i], "row": rows[i], "begin": ns,
+                s = {"tid": tid, "level": i, "row": rows[i], "begin": ns,
                      "end": ns, "samples": 1}
                 st["open"][i] = s
                 out.append(s)
         st["last"] = ns
     for st in state.values():
-        close(st, 0, float("inf"))
+        if st["last"] is not None:
+            close(st, 0, float("inf"))
+    return out
+
+
+def expected_slices(truth, levels, keep=None):
+    out = expected_runs(samples_of(truth, levels, keep), len(levels))
 
     def us(ns):
         return ns // 1000 + (1 if ns % 1000 >= 500 else 0)
-    return sorted((s["tid"], s["cat"], s["row"], us(s["begin"]),
+    return sorted((s["tid"], levels[s["level"]], s["row"], us(s["begin"]),
                    us(s["end"]) - us(s["begin"]), s["samples"]) for s in out)
 
 
-def chrome(trace, truth):
+def lane_runs(truth, level, keep):
+    """A lane's runs: one run level whose row is the (query, component) pair."""
+    samples = [(tid, [(rows[0], rows[1])], kept)
+               for tid, rows, kept in samples_of(truth, ["query", level], keep)]
+    return sorted(expected_runs(samples, 1), key=lambda r: (r["tid"], r["begin"]))
+
+
+def lanes(truth, level, keep):
+    for r in lane_runs(truth, level, keep):
+        q, c = r["row"]
+        print(f"{PID},{r['tid']},{r['begin']},{r['end']},{q},{c},{r['samples']}")
+    return 0
+
+
+LANE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def lanes_text(truth, level, col_ns, keep):
+    """Per thread, a character per column: the pair that ran longest there
+    (ties to the pair with more samples), '.' where nothing ran."""
+    runs = lane_runs(truth, level, keep)
+    n = sum(count for count, _ in truth_rows(truth))
+    span = (n - 1) * STEP + 1
+    ncols = (span + col_ns - 1) // col_ns
+    totals = defaultdict(int)
+    for r in runs:
+        totals[r["row"]] += r["samples"]
+    keys = sorted(totals, key=lambda k: (-totals[k], k[0].encode(), k[1].encode()))
+    index = {k: i for i, k in enumerate(keys)}
+    grid = {}
+    for r in runs:
+        b, e = r["begin"], max(r["end"], r["begin"] + 1)
+        k = index[r["row"]]
+        c = b // col_ns
+        while c < ncols and c * col_ns < e:
+            over = min((c + 1) * col_ns, e) - max(c * col_ns, b)
+            best = grid.get((r["tid"], c))
+            if best is None or over > best[0] or (over == best[0] and k < best[1]):
+                grid[(r["tid"], c)] = (over, k)
+            c += 1
+    for tid in sorted({r["tid"] for r in runs}):
+        line = "".join(LANE_CHARS[grid[(tid, c)][1]] if (tid, c) in grid else "."
+                       for c in range(ncols))
+        print(f"{tid} {line}")
+    for i, (q, c) in enumerate(keys):
+        # A bucket for the query ([unknown]): the component alone names it.
+        print(f"{LANE_CHARS[i]}={c}" if q.startswith("[") else f"{LANE_CHARS[i]}={q}: {c}")
+    return 0
+
+
+def chrome(trace, truth, levels=("operator", "function"), keep=None):
     doc, events = slices_of(trace)
     problems = check_nesting(events)
-    levels = [l for l in ("operator", "function")]
     got = sorted((e["tid"], e["cat"], e["name"], e["ts"], e["dur"], e["args"]["samples"])
                  for e in events)
-    want = expected_slices(truth, levels)
+    want = expected_slices(truth, list(levels), keep)
     if got != want:
         missing = [w for w in want if w not in got][:5]
         extra = [g for g in got if g not in want][:5]
@@ -192,9 +281,21 @@ def nested(trace):
 
 
 def main(argv):
+    if argv[:1] == ["--queries"]:
+        use_queries()
+        argv = argv[1:]
+
+    def keep(i):
+        return set(argv[i].split("|")) if len(argv) > i and argv[i] else None
+    if len(argv) >= 3 and argv[0] == "lanes":
+        return lanes(argv[1], argv[2], keep(3))
+    if len(argv) >= 4 and argv[0] == "lanes-text":
+        return lanes_text(argv[1], argv[2], int(argv[3]), keep(4))
+    if len(argv) >= 4 and argv[0] == "chrome":
+        return chrome(argv[1], argv[2], argv[3].split(","), keep(4))
     if len(argv) >= 2 and argv[0] == "folded":
         return folded(argv[1], argv[2].split(",") if len(argv) > 2 else
-                      ["operator", "function", "line"])
+                      ["operator", "function", "line"], keep(3))
     if argv == ["traces"]:
         return traces()
     if len(argv) == 3 and argv[0] == "chrome":

@@ -382,4 +382,243 @@ else
 	not_ok "attribution by the tag word: got '$got'"
 fi
 
+# ---- Queries: two threads, three query executions at once (queries.golden) ----
+# The dictionary of the engine's shape (operator < pipeline < query): a
+# query component is one execution; the two clients' runs of q1 share
+# their operators, which link to both, so only the tag word tells them
+# apart.
+{
+	printf 'tailor-dictionary\t1\nlevel\toperator\nlevel\tpipeline\nlevel\tquery\n'
+	printf 'component\toperator\t%s\n' '1	scan' '2	join' '3	agg'
+	printf 'parent\toperator\t1\toperator\t2\n'
+	printf 'component\tpipeline\t%s\n' '1	pipeline 1' '2	pipeline 2'
+	printf 'component\tquery\t%s\n' '1	q1 #1 (client 1)' '2	q1 #2 (client 2)' '3	q2'
+	printf 'log\tplan\n'
+	printf 'link\t%s\n' 'operator	1	pipeline	1' 'operator	2	pipeline	1' \
+		'operator	3	pipeline	2' 'operator	1	query	1' 'operator	1	query	2' \
+		'operator	2	query	1' 'operator	2	query	2' 'operator	3	query	3' \
+		'pipeline	1	query	1' 'pipeline	1	query	2' 'pipeline	2	query	3'
+	printf 'log\tcode\n'
+	awk -F'\t' '$1 == "link" && $2 == "line" && $4 == "operator"' "$work/ops.dict"
+	grep '^shared	' "$work/ops.dict"
+	printf 'tag\toperator\t0\t16\ntag-word\tquery\t0\t16\n'
+} >"$work/q.dict"
+# truth: count, tag, tid, word, query, pipeline, operator, function, line, where
+: >"$work/q.spec"
+: >"$work/q.truth"
+while IFS='|' read -r count where tag tid word query pipe op fn; do
+	trim() { local s=$1; s=${s#"${s%%[! ]*}"}; echo "${s%"${s##*[! ]}"}"; }
+	count=$(trim "$count"); where=$(trim "$where"); tag=$(trim "$tag"); tid=$(trim "$tid")
+	word=$(trim "$word"); query=$(trim "$query"); pipe=$(trim "$pipe"); op=$(trim "$op")
+	fn=$(trim "$fn")
+	case $where in
+	ops:*|jit:*) line=$(line_of "$where") ;;
+	nodebug@*) line="[libtw_nodebug.so]" ;;
+	kernel*) line="[kernel]" ;;
+	*) line="[unknown]" ;;
+	esac
+	printf '%s\t%s\t%s\t%s\t0\t%s\n' "$count" "$(where_of "$where")" "$tag" "$tid" "$word" >>"$work/q.spec"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$count" "$tag" "$tid" "$word" "$query" \
+		"$pipe" "$op" "$fn" "$line" "$where" >>"$work/q.truth"
+done < <(grep -v '^#' "$top/tests/golden/queries.golden" | grep .)
+q_total=$(awk -F'\t' '{ s += $1 } END { print s }' "$work/q.truth")
+if "$synth" -o "$work/q.rec" "$work/q.spec" >/dev/null 2>"$work/err"; then
+	ok "synth_profile wrote the recording of concurrent queries ($q_total samples)"
+else
+	not_ok "synth_profile (queries)" "$work/err"
+fi
+# qexpected COLUMN [QUERIES]: name,samples of the truth, by name, only those queries ('|')
+qexpected() {
+	awk -F'\t' -v col="$1" -v keep="${2:-}" '
+		BEGIN { n = split(keep, k, "|"); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+		keep == "" || ($5 in want) { sum[$col] += $1 }
+		END { for (x in sum) print x "," sum[x] }' "$work/q.truth" | sort
+}
+qrun() { run "$tailor" report -i "$work/q.rec" -d "$work/q.dict" "$@"; }
+q1a="q1 #1 (client 1)" q1b="q1 #2 (client 2)"
+
+for level in query:5 pipeline:6 operator:7 function:8; do
+	qexpected "${level#*:}" >"$work/exp"
+	actual -i "$work/q.rec" -d "$work/q.dict" -l "${level%:*}" >"$work/act"
+	same "queries, level ${level%:*}: the tag word picks the execution, every row exact" \
+		"$work/exp" "$work/act"
+done
+
+# --query: by name, by id, a comma list, repeated; every view and export.
+qexpected 7 "$q1b" >"$work/exp"
+actual -i "$work/q.rec" -d "$work/q.dict" --query "$q1b" >"$work/act"
+same "--query NAME: only that execution's samples, though its code is the other's too" \
+	"$work/exp" "$work/act"
+qexpected 7 "$q1a|q2" >"$work/exp"
+actual -i "$work/q.rec" -d "$work/q.dict" --query 1,3 >"$work/act"
+actual -i "$work/q.rec" -d "$work/q.dict" --query 'q2' --query "$q1a" >"$work/act2"
+if diff -u "$work/exp" "$work/act" >"$work/diff" && diff -u "$work/exp" "$work/act2" >>"$work/diff"; then
+	ok "--query 1,3 (ids, a list) and --query repeated (names) select the same samples"
+else
+	not_ok "--query ids and lists" "$work/diff"
+fi
+kept=$(awk -F, '{ s += $2 } END { print s }' "$work/exp")
+qrun --query 1,3
+grep -q "^# filters left $kept samples ($((q_total - kept)) filtered out)" "$work/out" &&
+	grep -q "^# only the samples of query 1, 3 (--query)" "$work/out" &&
+	ok "--query: the header says what was kept and how much was filtered out" ||
+	not_ok "--query header" "$work/out"
+python3 "$check" --queries folded "$work/q.truth" query,pipeline,operator,function,line "$q1a" >"$work/exp"
+"$tailor" report -i "$work/q.rec" -d "$work/q.dict" -f folded --query 1 >"$work/act" 2>"$work/err"
+same "--query with folded stacks: only that query's stacks, exact, the query outermost" "$work/exp" "$work/act"
+awk -F'\t' -v q="$q1a" '$5 == q { for (i = 0; i < $1; i++) print k++ " " $7; next } { k += $1 }' \
+	"$work/q.truth" | awk '{ c[int($1 / 100) "," $2]++ } END { for (x in c) print x "," c[x] }' |
+	sort >"$work/exp"
+"$tailor" timeline -f csv -b 100us -i "$work/q.rec" -d "$work/q.dict" --query "$q1a" 2>"$work/err" |
+	tail -n +2 | awk -F, '{ print $1 "," $3 "," $4 }' | sort >"$work/act"
+same "--query with the timeline: its buckets hold exactly that query's samples" "$work/exp" "$work/act"
+
+# --by-query: a section per query, shares within it.
+awk -F'\t' '{ q[$5] += $1; r[$5 SUBSEP $7] += $1; t += $1 }
+	END { for (k in r) { split(k, p, SUBSEP)
+		printf "%s,%s,%d,%.4f,%d,%.4f\n", p[1], p[2], r[k], 100 * r[k] / q[p[1]], q[p[1]], 100 * q[p[1]] / t } }' \
+	"$work/q.truth" | sort >"$work/exp"
+"$tailor" report -f csv --by-query -i "$work/q.rec" -d "$work/q.dict" 2>"$work/err" | tail -n +2 |
+	cut -d, -f1,2,4- | sort >"$work/act"
+same "--by-query (CSV): per query and operator, samples, share in the query, the query's share" \
+	"$work/exp" "$work/act"
+awk -F'\t' '{ q[$5] += $1 } END { for (k in q) print q[k] "\t" k }' "$work/q.truth" |
+	sort -k1,1nr -k2 | awk -F'\t' '{ n = $2; if (n !~ /^\[/) n = "query " n; else n = n " (no query reached)"
+		printf "## %s: %d samples\n", n, $1 }' >"$work/exp"
+qrun --by-query
+grep '^## ' "$work/out" | sed 's/ (\([0-9.]*\)% of all)$//' >"$work/act"
+same "--by-query (text): a section per query, most samples first" "$work/exp" "$work/act"
+qrun --by-query -f json
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sum(q["samples"] for q in d["queries"]) == d["total"] == int(sys.argv[2])
+assert all("query" in r for r in d["rows"])
+' "$work/out" "$q_total" 2>"$work/err"; then
+	ok "--by-query (JSON): a table of the queries summing to all samples, rows with their query"
+else
+	not_ok "--by-query JSON" "$work/err"
+fi
+# The plan per query: its own operators (linked to it), inclusive within it.
+scan_b=$(awk -F'\t' -v q="$q1b" '$5 == q && $7 == "scan" { s += $1 } END { print s }' "$work/q.truth")
+join_b=$(awk -F'\t' -v q="$q1b" '$5 == q && $7 == "join" { s += $1 } END { print s }' "$work/q.truth")
+agg_2=$(awk -F'\t' '$5 == "q2" && $7 == "agg" { s += $1 } END { print s }' "$work/q.truth")
+printf '%s,join,,0,%s,%s\n%s,scan,join,1,%s,%s\nq2,agg,,0,%s,%s\n' "$q1b" "$join_b" \
+	$((join_b + scan_b)) "$q1b" "$scan_b" "$scan_b" "$agg_2" "$agg_2" >"$work/exp"
+"$tailor" report -v plan --by-query -f csv -i "$work/q.rec" -d "$work/q.dict" 2>/dev/null |
+	tail -n +2 | cut -d, -f1-6 | awk -F, -v q="$q1b" '$1 == q || $1 == "q2"' >"$work/act"
+same "--by-query plan: each query's tree of its own operators, self and inclusive samples" \
+	"$work/exp" "$work/act"
+
+# Lanes: per thread, runs of one (query, operator), exact.
+python3 "$check" --queries lanes "$work/q.truth" operator >"$work/exp"
+"$tailor" report -v lanes -f csv -i "$work/q.rec" -d "$work/q.dict" 2>"$work/err" | tail -n +2 >"$work/act"
+same "lanes (CSV): every thread's runs of (query, operator), begin, end and samples exact" \
+	"$work/exp" "$work/act"
+python3 "$check" --queries lanes "$work/q.truth" operator "$q1a" >"$work/exp"
+"$tailor" report -v lanes -f csv --query 1 -i "$work/q.rec" -d "$work/q.dict" 2>"$work/err" |
+	tail -n +2 >"$work/act"
+same "lanes with --query: that query's runs, ended where the thread ran another" "$work/exp" "$work/act"
+python3 "$check" --queries lanes "$work/q.truth" pipeline >"$work/exp"
+"$tailor" report -v lanes -f csv -l pipeline -i "$work/q.rec" -d "$work/q.dict" 2>"$work/err" |
+	tail -n +2 >"$work/act"
+same "lanes -l pipeline: runs of (query, pipeline)" "$work/exp" "$work/act"
+python3 "$check" --queries lanes-text "$work/q.truth" operator 20000 >"$work/exp"
+qrun -v lanes -b 20us
+{ awk '$1 ~ /^[0-9]+$/ && NF >= 4 { print $2, $NF }' "$work/out"
+  grep '^# legend:' "$work/out" | sed 's/^# legend://; s/ \.=nothing$//; s/ \([A-Za-z0-9]\)=/\n\1=/g' | grep .
+} >"$work/act"
+same "lanes (text): a line per thread, a character per 20us column, the legend" "$work/exp" "$work/act"
+qrun -v lanes --svg "$work/lanes.svg"
+if [ $rc = 0 ] && grep -q '<svg' "$work/lanes.svg" && grep -q 'q1 #2 (client 2): join' "$work/lanes.svg" &&
+   [ "$(grep -c 'text-anchor="end">1000/100[01]' "$work/lanes.svg")" = 2 ]; then
+	ok "--view lanes --svg writes the lanes plot, a lane per thread"
+else
+	not_ok "lanes --svg" "$work/err"
+fi
+qrun --html "$work/q.html"
+if [ $rc = 0 ] && grep -q 'Threads over time' "$work/q.html" && grep -q 'Cost per query' "$work/q.html" &&
+   grep -q '## query q1 #2 (client 2)' "$work/q.html" && ! grep -Eq '(src|href)=' "$work/q.html"; then
+	ok "--html: the lanes plot (two threads) and the cost per query"
+else
+	not_ok "--html with queries" "$work/err"
+fi
+run "$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" --html "$work/r2.html"
+grep -q 'Threads over time' "$work/r2.html" && ! grep -q 'Cost per query' "$work/r2.html" &&
+	ok "--html without a query level: lanes, no section per query" ||
+	not_ok "--html without queries"
+
+# Chrome: the query is every thread's outermost slice by default.
+"$tailor" report -i "$work/q.rec" -d "$work/q.dict" -f chrome -o "$work/q.json" 2>"$work/err"
+if python3 "$check" --queries chrome "$work/q.json" "$work/q.truth" query,pipeline,operator,function \
+	>"$work/diff" && python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
+for t in {e["tid"] for e in ev}:
+    mine = [e for e in ev if e["tid"] == t]
+    top = [e for e in mine if e["cat"] == "query"]
+    for e in mine:
+        assert any(q["ts"] <= e["ts"] and e["ts"] + e["dur"] <= q["ts"] + q["dur"] for q in top), e
+' "$work/q.json" >>"$work/diff" 2>&1; then
+	ok "chrome: per-thread slices of query > pipeline > operator > function, exact, the query outermost"
+else
+	not_ok "chrome with queries" "$work/diff"
+fi
+"$tailor" report -i "$work/q.rec" -d "$work/q.dict" -f chrome -o "$work/q2.json" --query "$q1a" 2>"$work/err"
+if python3 "$check" --queries chrome "$work/q2.json" "$work/q.truth" query,pipeline,operator,function \
+	"$q1a" >"$work/diff"; then
+	ok "chrome with --query: that query's slices only, exact"
+else
+	not_ok "chrome with --query" "$work/diff"
+fi
+
+# pprof: every sample labelled with its query, whatever the stack.
+if command -v go >/dev/null; then
+	awk -F'\t' '{ c[$5] += $1 } END { for (q in c) print q "," c[q] }' "$work/q.truth" | sort >"$work/exp"
+	for stack in default operator,function; do
+		if [ $stack = default ]; then set --; else set -- --stack $stack; fi
+		"$tailor" report -i "$work/q.rec" -d "$work/q.dict" -f pprof -o "$work/q.pb.gz" "$@" 2>"$work/err"
+		go tool pprof -tags -sample_index=samples "$work/q.pb.gz" 2>/dev/null |
+			awk '/^ *query: Total/ { on = 1; next } /^ *[a-z]+: Total/ { on = 0 }
+			     on && NF >= 3 { n = $0; sub(/^ *[0-9.]+ \( *[0-9.]+%\): /, "", n); print n "," int($1) }' |
+			sort >"$work/act"
+		same "pprof (--stack $stack): every sample's query label, counts exact" "$work/exp" "$work/act"
+	done
+	: >"$work/act"
+	while IFS=, read -r q count; do
+		got=$(go tool pprof -traces -sample_index=samples -tagfocus="query=^$(printf '%s' "$q" |
+			sed 's/[][()#.]/\\&/g')\$" "$work/q.pb.gz" 2>/dev/null | python3 "$check" traces |
+			awk '{ s += $NF } END { print s + 0 }')
+		echo "$q,$got" >>"$work/act"
+	done <"$work/exp"
+	same "pprof -tagfocus=query=X: each execution's samples, though both run the same code" \
+		"$work/exp" "$work/act"
+	"$tailor" report -i "$work/q.rec" -d "$work/q.dict" -f pprof -o "$work/q3.pb.gz" --query 2 2>"$work/err"
+	go tool pprof -top -sample_index=samples "$work/q3.pb.gz" >"$work/top" 2>&1
+	q1b_total=$(awk -F'\t' -v q="$q1b" '$5 == q { s += $1 } END { print s }' "$work/q.truth")
+	grep -q "of $q1b_total total" "$work/top" && ok "pprof with --query 2: $q1b_total samples, that query's" ||
+		not_ok "pprof with --query" "$work/top"
+else
+	not_ok "pprof query labels: go tool pprof is missing (scripts/setup.sh installs golang-go)"
+fi
+
+# What --query and --by-query cannot do: exit 2, named.
+qrun --query nosuch
+[ $rc = 2 ] && grep -q "no query is named or numbered 'nosuch'; there are 'q1 #1 (client 1)' (1), 'q1 #2 (client 2)' (2), 'q2' (3)" "$work/err" &&
+	ok "--query naming no query: exit 2, the queries there are listed" || not_ok "--query unknown (rc=$rc)" "$work/err"
+run "$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" --query 1
+[ $rc = 2 ] && grep -q "no dictionary declares the level 'query'" "$work/err" &&
+	ok "--query without a query level: exit 2, said so" || not_ok "--query without level (rc=$rc)" "$work/err"
+run "$tailor" report -i "$work/ops.rec" --by-query
+[ $rc = 2 ] && grep -q "needs a Tagging Dictionary that declares the level 'query'" "$work/err" &&
+	ok "--by-query without a dictionary: exit 2, said so" || not_ok "--by-query without dictionary (rc=$rc)" "$work/err"
+qrun --by-query -v timeline
+rc1=$rc; grep -q 'groups the table and plan views, not the timeline view' "$work/err"; g1=$?
+qrun --by-query -f folded
+[ $rc1 = 2 ] && [ $g1 = 0 ] && [ $rc = 2 ] && grep -q 'carries each sample.s query in its stack' "$work/err" &&
+	ok "--by-query with another view or a profile format: exit 2, said why" || not_ok "--by-query misuse (rc=$rc1/$rc)" "$work/err"
+qrun -v lanes -b 1ns
+[ $rc = 2 ] && grep -q 'columns of lanes' "$work/err" &&
+	ok "lanes with too fine a --bucket: exit 2, named" || not_ok "lanes --bucket 1ns (rc=$rc)" "$work/err"
+
 tap_totals

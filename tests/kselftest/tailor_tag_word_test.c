@@ -9,7 +9,10 @@
  * same code, so only the word can tell the queries apart.  Then the bad
  * cases: a thread that never set its word, an offset at unmapped memory,
  * a word unmapped while sampling -- flagged, never a fault, never a wrong
- * word -- and the ABI rules that keep version-1 clients working.
+ * word -- and the ABI rules that keep version-1 clients working.  Last,
+ * processes the target forks (ABI 3): sampled with their own pid only
+ * when asked, and their word is never read, since their TLS need not be
+ * the target's.
  * Needs tailor.ko loaded and root.
  */
 #include <pthread.h>
@@ -322,11 +325,131 @@ TEST(abi_1_clients_keep_working_and_cannot_ask_for_the_word)
 	ASSERT_EQ(0, tailor_configure(fd, &cfg));
 	ASSERT_EQ(TAILOR_SAMPLE_BASE_SIZE + 16, cfg.record_size);
 
+	/* Version 2 knew no child processes; all CPUs have none to follow. */
+	tailor_config_init(&cfg, getpid());
+	cfg.abi_version = 2;
+	cfg.flags |= TAILOR_CFG_CHILDREN;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	cfg.abi_version = TAILOR_ABI_VERSION;
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_NE(0, cfg.flags_used & TAILOR_CFG_CHILDREN);
+	tailor_config_init(&cfg, 0);
+	cfg.flags |= TAILOR_CFG_ALL_CPUS | TAILOR_CFG_CHILDREN;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+
 	/* A version from the future. */
 	tailor_config_init(&cfg, getpid());
 	cfg.abi_version = TAILOR_ABI_VERSION + 1;
 	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
 	close(fd);
+}
+
+#define PARENT_TAG	0x100
+#define CHILD_TAG	0x200
+#define PARENT_WORD	0x77
+
+/*
+ * The target: on go, set the word, fork a child that spins with its own
+ * tag (and, inherited, the same word in the same TLS slot), spin, reap
+ * it and report its pid.
+ */
+static void forking_target(int go_rd, int pid_wr)
+{
+	pid_t child;
+	char c;
+
+	if (read(go_rd, &c, 1) != 1)
+		_exit(3);
+	tailor_tag_word_set(PARENT_WORD);
+	child = fork();
+	if (child < 0)
+		_exit(4);
+	if (!child) {
+		spin_cpu_ns(CHILD_TAG, 300000000ull);
+		_exit(0);
+	}
+	spin_cpu_ns(PARENT_TAG, 300000000ull);
+	if (wait_exit_code(child) || write(pid_wr, &child, sizeof(child)) != sizeof(child))
+		_exit(5);
+	_exit(0);
+}
+
+struct fork_counts {
+	size_t parent, parent_word, child, child_in_loop, child_word, child_bad;
+};
+
+static void record_forking_target(struct __test_metadata *_metadata, bool children,
+				  struct fork_counts *n)
+{
+	struct tailor_config cfg;
+	struct sample_buf b = {};
+	int go_p[2], pid_p[2], fd;
+	pid_t target, child = 0;
+	size_t i;
+
+	ASSERT_EQ(0, pipe(go_p));
+	ASSERT_EQ(0, pipe(pid_p));
+	target = fork();
+	ASSERT_LE(0, target);
+	if (!target) {
+		close(go_p[1]);
+		close(pid_p[0]);
+		forking_target(go_p[0], pid_p[1]);
+	}
+	close(go_p[0]);
+	close(pid_p[1]);
+	fd = tailor_open();
+	ASSERT_LE(0, fd);
+	tailor_config_init(&cfg, target);
+	cfg.timer_period_ns = PERIOD_NS;
+	cfg.flags |= TAILOR_CFG_TAG_WORD | (children ? TAILOR_CFG_CHILDREN : 0);
+	cfg.tag_word_offset = tailor_tag_word_offset();
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
+	go(go_p[1]);
+	ASSERT_EQ(sizeof(child), read(pid_p[0], &child, sizeof(child)));
+	ASSERT_EQ(0, wait_exit_code(target));
+	close(pid_p[0]);
+	stop_and_drain(_metadata, fd, &cfg, &b);
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < b.nr; i++) {
+		const struct tailor_sample *s = sample_at(&b, i);
+
+		if (tailor_who_pid(s->who) == (uint32_t)target) {
+			n->parent++;
+			n->parent_word += in_loop(s->ip) && s->regs[0] == PARENT_TAG &&
+					  word_of(s) == PARENT_WORD;
+		} else if (tailor_who_pid(s->who) == (uint32_t)child) {
+			n->child++;
+			n->child_in_loop += in_loop(s->ip) && s->regs[0] == CHILD_TAG;
+			n->child_word += word_of(s) != 0;
+			n->child_bad += word_bad(s);
+		}
+	}
+	TH_LOG("children %s: target %zu samples (%zu with its word), child %d: %zu samples, %zu in its loop, %zu with a word, %zu flagged",
+	       children ? "followed" : "not followed", n->parent, n->parent_word, child,
+	       n->child, n->child_in_loop, n->child_word, n->child_bad);
+	sample_buf_free(&b);
+	close(fd);
+}
+
+TEST(forked_children_sampled_when_asked_never_with_the_targets_word)
+{
+	struct fork_counts with, without;
+
+	skip_unless_loaded(_metadata);
+	record_forking_target(_metadata, true, &with);
+	/* 300 ms each at 1 kHz: demand a sixth, whatever TCG does. */
+	EXPECT_LE(50, with.parent_word);
+	EXPECT_LE(50, with.child);
+	EXPECT_LE(with.child * 95, with.child_in_loop * 100);
+	EXPECT_EQ(0, with.child_word);
+	EXPECT_EQ(0, with.child_bad);
+
+	record_forking_target(_metadata, false, &without);
+	EXPECT_LE(50, without.parent_word);
+	EXPECT_EQ(0, without.child);
 }
 
 TEST_HARNESS_MAIN

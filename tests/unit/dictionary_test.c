@@ -42,6 +42,7 @@ static int build_query_dictionary(const char *path)
 	tailor_dict_component(d, pipe, 2, "pipeline 2 (probe, group)");
 	tailor_dict_tag_field(d, op, 0, 16);
 	tailor_dict_tag_field(d, pipe, 16, 16);
+	tailor_dict_tag_word_field(d, pipe, 8, 24);
 
 	tailor_dict_log(d, "operators->pipelines");
 	tailor_track_push(d, op, 1);
@@ -142,6 +143,10 @@ static void test_roundtrip(void)
 	check(tdict_tag_component(d, pipe, 0x00020003) == 2);
 	check(tdict_tag_component(d, 0, 0x00020003) == 0);
 	check(!strcmp(d->tag_register, "r15"));
+	/* The word's field, apart from the register's. */
+	check(d->nr_tags == 3 && d->tags[2].in_word && d->tags[2].level == pipe);
+	check(d->nr_tags == 3 && tdict_tag_field(&d->tags[2], 0x0200) == 2);
+	check(!d->tags[0].in_word && !d->tags[1].in_word);
 	tdict_free(d);
 }
 
@@ -180,6 +185,11 @@ static void test_writer_refusals(void)
 	d = tailor_dict_new();
 	op = tailor_dict_level(d, "operator");
 	check(tailor_dict_tag_field(d, op, 60, 8) == -EINVAL);
+	tailor_dict_free(d);
+
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	check(tailor_dict_tag_word_field(d, op, 60, 8) == -EINVAL);
 	tailor_dict_free(d);
 
 	d = tailor_dict_new();

@@ -36,7 +36,7 @@
 
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
-	OPT_DURATION, OPT_RING, OPT_TAG_WORD,
+	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN,
 };
 
 static const struct cli_option record_options[] = {
@@ -85,6 +85,13 @@ static const struct cli_option record_options[] = {
 	  .complete = "user kernel all" },
 	{ .id = 'p', .name = "pid", .arg = "PID",
 	  .help = "attach to a running process and all its threads" },
+	{ .id = OPT_NO_CHILDREN, .name = "no-children",
+	  .help = "sample only the command's (or -p process's) own\n"
+		  "threads.  By default, as with perf record, the\n"
+		  "processes it forks after recording starts are\n"
+		  "sampled too, each with its own pid and name (an\n"
+		  "engine's compiler, its helpers); their tag word is\n"
+		  "0, since their TLS is not the target's." },
 	{ .id = 'a', .name = "all-cpus",
 	  .help = "sample every CPU (needs root)" },
 	{ .id = 'o', .name = "output", .arg = "FILE",
@@ -128,6 +135,7 @@ struct record_opts {
 	unsigned int precise;
 	uint64_t regs_mask;
 	bool no_regs;
+	bool no_children;
 	bool data_addr;
 	const char *tag_word;	/* symbol or offset, as given; NULL: none */
 	uint32_t filter_flags;
@@ -270,6 +278,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'a':
 			o->all_cpus = true;
+			break;
+		case OPT_NO_CHILDREN:
+			o->no_children = true;
 			break;
 		case 'o':
 			if (!*val)
@@ -557,8 +568,12 @@ static int build_config(struct recorder *r, pid_t target)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
-	/* A module of ABI 1 still records everything but the tag word. */
-	cfg->abi_version = r->info.abi_version >= 2 ? TAILOR_ABI_VERSION : 1;
+	/*
+	 * An older module records everything but what later ABIs added: ABI 1
+	 * no tag word, ABI 2 no child processes.
+	 */
+	cfg->abi_version = r->info.abi_version < TAILOR_ABI_VERSION ? r->info.abi_version :
+			   TAILOR_ABI_VERSION;
 	cfg->source = source;
 	cfg->flags = o->filter_flags;
 	if (o->tag_word) {
@@ -573,6 +588,13 @@ static int build_config(struct recorder *r, pid_t target)
 		cfg->flags |= TAILOR_CFG_ALL_CPUS;
 	else
 		cfg->target_pid = target;
+	if (!o->all_cpus && !o->no_children) {
+		if (cfg->abi_version >= 3)
+			cfg->flags |= TAILOR_CFG_CHILDREN;
+		else if (!o->quiet)
+			fprintf(stderr, "tailor: the loaded tailor.ko speaks ABI %u: processes the target forks are not sampled (load the module built with this tailor)\n",
+				cfg->abi_version);
+	}
 	if (o->no_regs)
 		cfg->flags |= TAILOR_CFG_NO_REGS;
 	cfg->regs_mask = o->regs_mask;
@@ -643,7 +665,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
 		"target=%s\npid=%d\ncommand=%s\n"
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n"
-		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\n",
+		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -658,7 +680,8 @@ static int write_meta(struct recorder *r, pid_t target)
 		o->all_cpus ? 0 : target, cmd, wall_ns(), rdtsc(),
 		r->sb ? sideband_clock_name(r->sb) : "none",
 		(int64_t)c->tag_word_offset,
-		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none");
+		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none",
+		(c->flags_used & TAILOR_CFG_CHILDREN) ? "followed" : "not followed");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);

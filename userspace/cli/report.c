@@ -17,10 +17,12 @@
 
 #define MAX_DICTS	64
 #define MAX_STACK	16
+#define MAX_QUERIES	256
+#define MAX_LANE_COLUMNS	1000
 #define PROGRESS_SAMPLES	(4u << 20)
 
 const struct view *const views[] = {
-	&view_table, &view_plan, &view_source, &view_timeline, &view_memory, NULL,
+	&view_table, &view_plan, &view_source, &view_timeline, &view_memory, &view_lanes, NULL,
 };
 
 /* The --view and --format values, from their tables. */
@@ -46,7 +48,8 @@ static const char *const *format_names(void)
 
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
-	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK,
+	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
+	OPT_BY_QUERY,
 };
 
 static const struct cli_option report_options[] = {
@@ -89,8 +92,25 @@ static const struct cli_option report_options[] = {
 		  "plan: the plan tree with each component's share;\n"
 		  "source: the source annotated per line with its\n"
 		  "share and owner; timeline: activity over time;\n"
-		  "memory: data addresses over time per component",
+		  "memory: data addresses over time per component;\n"
+		  "lanes: per thread (pid, tid, comm), the query and\n"
+		  "the component it ran over time -- in text a line\n"
+		  "per thread, a character per column of time (see\n"
+		  "--bucket) with a legend, '.' where it ran nothing;\n"
+		  "in CSV and JSON its runs: pid, tid, begin_ns,\n"
+		  "end_ns, query, component, samples",
 	  .choices = view_names },
+	{ .id = OPT_BY_QUERY, .name = "by-query",
+	  .help = "table and plan views: a section per query (the\n"
+		  "dictionary level 'query', one execution of a query\n"
+		  "each), most samples first, headed by the query's\n"
+		  "samples and share of all; the rows' shares are\n"
+		  "within their query.  CSV and JSON: one table with\n"
+		  "a query column (and query_samples, query_share);\n"
+		  "JSON also a table of the queries.  Samples no query\n"
+		  "reached form sections of their own ([kernel] ...).\n"
+		  "Needs a dictionary that declares 'query'; other\n"
+		  "views and the profile formats refuse it" },
 	{ .id = 'f', .name = "format", .arg = "F",
 	  .help = "text (default), csv or json: the view;\n"
 		  "pprof (gzip'd profile.proto, for go tool pprof),\n"
@@ -103,23 +123,31 @@ static const struct cli_option report_options[] = {
 	  .complete = "@file" },
 	{ .id = OPT_STACK, .name = "stack", .arg = "LEVELS",
 	  .help = "the frames of pprof, folded and chrome stacks, root\n"
-		  "first, comma-separated (default: the dictionary's\n"
+		  "first, comma-separated (default: query, where a\n"
+		  "dictionary declares it, then the dictionary's\n"
 		  "levels from the top down to --level, then function\n"
-		  "and, but for chrome, line)",
+		  "and, but for chrome, line).  pprof labels every\n"
+		  "sample with its query whatever the stack",
 	  .complete = "query,pipeline,operator,function,line operator,function function,line" },
 	{ .id = 'b', .name = "bucket", .arg = "T",
 	  .help = "timeline bucket width, e.g. 500us, 1ms (default:\n"
-		  "about 40 buckets over the window)" },
+		  "about 40 buckets over the window); the lanes\n"
+		  "view's column width (default: about 64 columns;\n"
+		  "at most 1000)" },
 	{ .id = OPT_TOP, .name = "top", .arg = "N",
-	  .help = "rows in text tables (default 25; 0: all)" },
+	  .help = "rows in text tables (default 25; 0: all), per\n"
+		  "section with --by-query" },
 	{ .id = OPT_SOURCE_FILE, .name = "source-file", .arg = "S",
 	  .help = "source view: only files whose path contains S" },
 	{ .id = OPT_HTML, .name = "html", .arg = "FILE",
 	  .help = "also write a self-contained HTML report (table,\n"
-		  "plan, timeline and memory plots, annotated source)",
+		  "plan, timeline and memory plots, annotated source;\n"
+		  "per query where a dictionary declares queries, and\n"
+		  "the threads' lanes where more than one ran)",
 	  .complete = "@file" },
 	{ .id = OPT_SVG, .name = "svg", .arg = "FILE",
-	  .help = "also write the timeline plot as SVG",
+	  .help = "also write the timeline plot as SVG (with --view\n"
+		  "lanes: the lanes plot)",
 	  .complete = "@file" },
 	{ .id = OPT_TIME, .name = "time", .arg = "FROM:TO",
 	  .help = "only samples in this window since the first sample\n"
@@ -130,6 +158,15 @@ static const struct cli_option report_options[] = {
 	  .help = "only these threads (comma-separated)" },
 	{ .id = OPT_PID, .name = "pid", .arg = "LIST",
 	  .help = "only these processes" },
+	{ .id = OPT_QUERY, .name = "query", .arg = "Q[,Q...]",
+	  .help = "only the samples whose component at the dictionary\n"
+		  "level 'query' is Q: its name as reports show it\n"
+		  "(or without the dictionary's label), or its\n"
+		  "numeric id; every component so named or numbered.\n"
+		  "Repeatable.  Every view and format; the samples of\n"
+		  "other queries count as filtered out and end the\n"
+		  "runs of their thread (lanes, trace slices).  A name\n"
+		  "with a comma: give its id" },
 	{ .id = 'h', .name = "help",
 	  .help = "this text" },
 	{ 0 }
@@ -145,7 +182,14 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv);
 	"dictionary's links lead from the line up to the level; samples in shared\n" \
 	"code are attributed by the tag register they captured.  What neither\n" \
 	"reaches is reported as such: [kernel], the object it ran in\n" \
-	"([libc.so.6]), [unknown], with the reason counted in the notes."
+	"([libc.so.6]), [unknown], with the reason counted in the notes.\n" \
+	"\n" \
+	"Where a dictionary declares the level 'query', each of its components is\n" \
+	"one execution of a query (a client's run of a plan others run too), and\n" \
+	"the thread's tag word tells executions of the same code apart:\n" \
+	"--query keeps one or some, --by-query gives the table and plan a section\n" \
+	"each, --view lanes shows what each thread ran when, and pprof labels\n" \
+	"every sample with its query."
 
 #define REPORT_EPILOGUE \
 	"Durations take ns, us, ms or s.  Exit status: 0 done, 1 input unreadable\n" \
@@ -155,7 +199,8 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv);
 const struct cli_command cmd_report = {
 	.name = "report",
 	.summary = "attribute samples to operators, pipelines, functions, lines:\n"
-		   "             cost table, plan tree, annotated source, timeline, memory;\n"
+		   "             cost table, plan tree, annotated source, timeline, memory,\n"
+		   "             per-thread lanes; per query execution;\n"
 		   "             export to pprof, folded stacks, Chrome trace",
 	.synopsis = "usage: tailor report [options] [-i FILE]\n"
 		    "       tailor timeline [options] [-i FILE]     (report --view timeline)",
@@ -190,7 +235,42 @@ struct report_opts {
 	uint32_t *tids, *pids;
 	int top;
 	const char *source_filter;
+	char *queries[MAX_QUERIES];	/* --query, each its own copy */
+	int nr_queries;
+	char query_text[512];		/* the same, for the header */
+	bool by_query;
 };
+
+/* --query Q[,Q...]: each into o->queries. */
+static int parse_queries(const struct cli_command *cmd, const char *val, struct report_opts *o)
+{
+	char *copy = strdup(val), *tok, *save = NULL;
+	int before = o->nr_queries;
+	size_t n;
+
+	if (!copy)
+		return cmd_fail(cmd, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nr_queries == MAX_QUERIES) {
+			free(copy);
+			return usage_error(cmd, "--query: at most %d queries", MAX_QUERIES);
+		}
+		o->queries[o->nr_queries] = strdup(tok);
+		if (!o->queries[o->nr_queries]) {
+			free(copy);
+			return cmd_fail(cmd, "out of memory");
+		}
+		n = strlen(o->query_text);
+		snprintf(o->query_text + n, sizeof(o->query_text) - n, "%s%s",
+			 o->nr_queries ? ", " : "", tok);
+		o->nr_queries++;
+	}
+	free(copy);
+	if (o->nr_queries == before)
+		return usage_error(cmd, "invalid value '%s' for --query: expected query names or ids separated by commas",
+				   val);
+	return 0;
+}
 
 static int parse_duration(const char *s, uint64_t *ns)
 {
@@ -334,6 +414,14 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 			if (ret)
 				return ret;
 			break;
+		case OPT_QUERY:
+			ret = parse_queries(cmd, val, o);
+			if (ret)
+				return ret;
+			break;
+		case OPT_BY_QUERY:
+			o->by_query = true;
+			break;
 		case 'b':
 			if (parse_duration(val, &o->agg.bucket_ns) || !o->agg.bucket_ns)
 				return usage_error(cmd, "invalid value '%s' for --bucket: expected a duration like 500us or 1ms",
@@ -444,14 +532,29 @@ static const char *default_level(struct tdict *const *dicts, int n)
  */
 static void default_stack(struct report_opts *o, struct tdict *const *dicts, bool line)
 {
-	int i, at = -1;
+	bool query_first = false;
+	int i, at = -1, query = -1;
 
 	o->nr_stack = 0;
+	/*
+	 * The query outermost: the first dictionary's top level in the
+	 * engine's (task < operator < pipeline < query); in front where the
+	 * stack would not hold it otherwise (another dictionary declares it,
+	 * or the level is not a dictionary's).
+	 */
+	for (i = 0; i < o->nr_dicts && query < 0; i++)
+		query = tdict_level(dicts[i], ATTR_QUERY_LEVEL);
 	if (o->nr_dicts) {
 		at = tdict_level(dicts[0], o->level);
+		if (query > 0 && strcmp(o->level, ATTR_QUERY_LEVEL) &&
+		    (at <= 0 || tdict_level(dicts[0], ATTR_QUERY_LEVEL) < 0)) {
+			o->stack[o->nr_stack++] = ATTR_QUERY_LEVEL;
+			query_first = true;
+		}
 		if (at > 0)
 			for (i = dicts[0]->nr_levels - 1; i >= at && o->nr_stack < MAX_STACK - 2; i--)
-				o->stack[o->nr_stack++] = dicts[0]->levels[i];
+				if (!query_first || strcmp(dicts[0]->levels[i], ATTR_QUERY_LEVEL))
+					o->stack[o->nr_stack++] = dicts[0]->levels[i];
 	}
 	o->stack[o->nr_stack++] = "function";
 	if (line)
@@ -482,7 +585,8 @@ static void print_input_problems(const struct cli_command *cmd, const struct rep
 	if (r->info->out_of_order)
 		fprintf(stderr, "tailor: %s: %s: %" PRIu64 " events came after later ones (the recorder's rounds did not hold); they were counted where they fell\n",
 			cmd->name, r->input, r->info->out_of_order);
-	for (i = 0; i < r->nr_dicts && attr_level_is_dict(r->attr); i++)
+	/* With --query, a dictionary of other queries rightly attributes nothing. */
+	for (i = 0; i < r->nr_dicts && attr_level_is_dict(r->attr) && !r->query_filter; i++)
 		if (!attr_dict_hits(r->attr, i) && r->agg.total)
 			fprintf(stderr, "tailor: %s: dictionary %s attributed no sample: does it belong to this run?\n",
 				cmd->name, r->dict_paths[i]);
@@ -496,7 +600,7 @@ static int write_svg_file(const struct cli_command *cmd, const struct report *r,
 
 	if (!f)
 		return cmd_fail(cmd, "cannot write %s: %m", path);
-	ret = svg_timeline(&r->agg, f);
+	ret = r->view == &view_lanes ? svg_lanes(&r->agg, f) : svg_timeline(&r->agg, f);
 	if (fclose(f) || ret)
 		return cmd_fail(cmd, "writing %s failed", path);
 	return 0;
@@ -567,8 +671,13 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 	struct attr_options ao = {
 		.dicts = dicts, .labels = labels, .nr_dicts = o->nr_dicts,
 		.kernel_apart = o->kernel_apart,
+		.tag_pid = r->info->target_pid,
+		/* Who reads the query: its filter, its sections, lanes, pprof's label, the page. */
+		.queries = o->nr_queries || o->by_query || o->view == &view_lanes || o->html ||
+			   o->format == &export_pprof,
 	};
-	char err[1024];
+	char err[1024], t1[32], t2[32];
+	uint64_t columns;
 
 	if (!o->level)
 		o->level = default_level(dicts, o->nr_dicts);
@@ -584,6 +693,14 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 	if (!r->attr)
 		return usage_error(cmd, "--%s %s: %s", o->nr_stack ? "level/--stack" : "level",
 				   o->level, err);
+	if (o->nr_queries && attr_select_queries(r->attr, (const char *const *)o->queries,
+						 o->nr_queries, err, sizeof(err)))
+		return usage_error(cmd, "--query: %s", err);
+	if (o->by_query && !attr_has_queries(r->attr))
+		return usage_error(cmd, o->nr_dicts ?
+				   "--by-query: no dictionary declares the level '%s'" :
+				   "--by-query needs a Tagging Dictionary that declares the level '%s' (--dict)",
+				   ATTR_QUERY_LEVEL);
 	if ((needs & VIEW_NEEDS_DICT_LEVEL) && !attr_level_is_dict(r->attr))
 		return usage_error(cmd, "the %s view needs a dictionary level (--level operator, with --dict)",
 				   o->view->name);
@@ -591,15 +708,25 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 		return cmd_fail(cmd, "%s has no data addresses (record PEBS memory events with --data-addr)",
 				r->input);
 	o->agg.lines = (needs & VIEW_NEEDS_LINES) || o->html;
-	o->agg.buckets = (needs & (VIEW_NEEDS_BUCKETS | VIEW_NEEDS_MEMORY)) || o->html || o->svg ||
+	o->agg.buckets = (needs & (VIEW_NEEDS_BUCKETS | VIEW_NEEDS_MEMORY)) || o->html ||
+			 (o->svg && o->view != &view_lanes) ||
 			 (o->format->needs & EXPORT_NEEDS_BUCKETS);
 	o->agg.memory = (needs & VIEW_NEEDS_MEMORY) || o->html;
 	o->agg.stacks = o->format->needs & EXPORT_NEEDS_STACKS;
 	o->agg.slices = o->format->needs & EXPORT_NEEDS_SLICES;
+	o->agg.by_query = o->by_query || (o->html && attr_has_queries(r->attr));
+	o->agg.lanes = (needs & VIEW_NEEDS_LANES) || o->html || (o->svg && o->view == &view_lanes);
 	o->agg.progress = isatty(STDERR_FILENO) && r->info->nr_samples >= PROGRESS_SAMPLES;
 	if (agg_prepare(&r->agg, r->info, r->attr, &o->agg, err, sizeof(err)))
 		return strstr(err, "TSC") ? cmd_fail(cmd, "%s: %s", r->input, err) :
 		       usage_error(cmd, "%s", err);
+	if ((needs & VIEW_NEEDS_LANES) && o->bucket_given) {
+		columns = r->agg.span_ns / o->agg.bucket_ns + (r->agg.span_ns % o->agg.bucket_ns != 0);
+		if (columns > MAX_LANE_COLUMNS)
+			return usage_error(cmd, "--bucket %s makes %" PRIu64 " columns of lanes over %s; at most %d",
+					   fmt_ns(o->agg.bucket_ns, t1, sizeof(t1)), columns,
+					   fmt_ns(r->agg.span_ns, t2, sizeof(t2)), MAX_LANE_COLUMNS);
+	}
 	return 0;
 }
 
@@ -625,6 +752,19 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		o.view = cmd == &cmd_timeline ? &view_timeline : &view_table;
 	if (!o.format)
 		o.format = &export_text;
+	if (o.by_query && o.format->write_profile) {
+		ret = usage_error(cmd, "--by-query groups the table and plan views; --format %s carries each sample's query in %s",
+				  o.format->name, o.format == &export_pprof ?
+				  "its label 'query' and its stack" : "its stack");
+		goto out;
+	}
+	if (o.by_query && !(o.view->needs & VIEW_BY_QUERY)) {
+		ret = usage_error(cmd, "--by-query groups the table and plan views, not the %s view%s",
+				  o.view->name, o.view == &view_lanes ?
+				  " (its runs name their query already)" :
+				  "; select one query with --query");
+		goto out;
+	}
 	if (cmd == &cmd_timeline && o.view != &view_timeline) {
 		ret = usage_error(cmd, "timeline shows the timeline view; use 'tailor report --view %s'",
 				  o.view->name);
@@ -663,6 +803,10 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	r.nr_dicts = o.nr_dicts;
 	r.top = o.top;
 	r.source_filter = o.source_filter;
+	r.by_query = o.by_query;
+	r.view = o.view;
+	r.bucket_ns = o.bucket_given ? o.agg.bucket_ns : 0;
+	r.query_filter = o.nr_queries ? o.query_text : NULL;
 	ret = prepare(cmd, &o, &r, dicts, labels);
 	if (ret)
 		goto out;
@@ -695,5 +839,7 @@ out:
 out_opts:
 	free(o.tids);
 	free(o.pids);
+	for (i = 0; i < o.nr_queries; i++)
+		free(o.queries[i]);
 	return ret < 0 ? EXIT_OK : ret;
 }

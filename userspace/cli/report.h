@@ -16,6 +16,8 @@
 #include "tailor/export.h"
 #include "tailor/session.h"
 
+struct view;
+
 struct report {
 	const char *input;
 	const struct session_info *info;
@@ -26,6 +28,10 @@ struct report {
 	/* options of the views */
 	int top;			/* rows shown by text tables; 0: all */
 	const char *source_filter;
+	bool by_query;			/* table and plan: a section per query */
+	uint64_t bucket_ns;		/* --bucket, or 0 */
+	const char *query_filter;	/* --query's values, for the header; or NULL */
+	const struct view *view;	/* the one asked for */
 };
 
 /* What a view needs the pass to keep besides samples per row. */
@@ -34,6 +40,8 @@ struct report {
 #define VIEW_NEEDS_MEMORY	4u
 #define VIEW_NEEDS_DICT_LEVEL	8u	/* a level a dictionary declares */
 #define VIEW_NEEDS_ADDRESSES	16u	/* samples with data addresses */
+#define VIEW_NEEDS_LANES	32u	/* per-thread runs of (query, row) */
+#define VIEW_BY_QUERY		64u	/* knows --by-query */
 
 struct view {
 	const char *name;
@@ -42,7 +50,8 @@ struct view {
 	int (*build)(const struct report *r, struct doc *d);
 };
 
-extern const struct view view_table, view_plan, view_source, view_timeline, view_memory;
+extern const struct view view_table, view_plan, view_source, view_timeline, view_memory,
+	view_lanes;
 extern const struct view *const views[];	/* NULL-terminated */
 
 /* Shared by the views: the text header, JSON profile fields, the notes. */
@@ -51,6 +60,11 @@ void report_meta(const struct report *r, struct doc *d);
 void report_notes(const struct report *r, struct doc *d);
 const char *row_kind_name(const struct attr_row *row);
 const char *row_name(const struct report *r, uint32_t row);
+/* "## query fig3 #1: 300 samples (12.50% of all)": a section's title line. */
+const char *query_title(const struct report *r, struct doc *d, uint32_t query,
+			uint64_t samples);
+/* The lanes view's column width (view_lanes.c). */
+uint64_t lanes_column_ns(const struct report *r);
 
 /* The page with every view (report_html.c). */
 int write_html(const struct report *r, const char *path);

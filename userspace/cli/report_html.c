@@ -63,6 +63,15 @@ static void html_table(const struct report *r, FILE *out)
 	free(rows);
 }
 
+static size_t threads_with_samples(const struct agg *g)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->nr_threads; i++)
+		n += g->threads[i].samples != 0;
+	return n;
+}
+
 int write_html(const struct report *r, const char *path)
 {
 	FILE *out = fopen(path, "w");
@@ -87,8 +96,20 @@ int write_html(const struct report *r, const char *path)
 		fputs("<h2>Plan</h2>\n", out);
 		ret |= embed_view(r, out, &view_plan);
 	}
+	if (attr_has_queries(r->attr)) {
+		struct report per_query = *r;
+
+		per_query.by_query = true;
+		fputs("<h2>Cost per query</h2>\n", out);
+		ret |= embed_view(&per_query, out, attr_level_is_dict(r->attr) ? &view_plan :
+				  &view_table);
+	}
 	fputs("<h2>Activity over time</h2>\n", out);
 	ret |= svg_timeline(&r->agg, out);
+	if (threads_with_samples(&r->agg) > 1) {
+		fputs("<h2>Threads over time</h2>\n", out);
+		ret |= svg_lanes(&r->agg, out);
+	}
 	if (r->agg.nr_mem) {
 		fputs("<h2>Memory accesses over time</h2>\n", out);
 		ret |= svg_memory(&r->agg, out);

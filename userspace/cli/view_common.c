@@ -22,12 +22,35 @@ const char *row_name(const struct report *r, uint32_t row)
 	return attr_row(r->attr, row)->name;
 }
 
+const char *query_title(const struct report *r, struct doc *d, uint32_t query,
+			uint64_t samples)
+{
+	const struct attr_row *q = attr_row(r->attr, query);
+
+	return doc_printf(d, "\n## %s%s%s: %" PRIu64 " samples (%.2f%% of all)",
+			  q->kind == ROW_COMPONENT ? "query " : "", q->name,
+			  q->kind == ROW_COMPONENT ? "" : " (no query reached)", samples,
+			  agg_share(&r->agg, samples));
+}
+
+/* "operators", "queries": a level's name for many. */
+static const char *plural(const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (n > 1 && name[n - 1] == 'y' && !strchr("aeiou", name[n - 2]))
+		snprintf(buf, len, "%.*sies", (int)(n - 1), name);
+	else
+		snprintf(buf, len, "%ss", name);
+	return buf;
+}
+
 /* The comment lines a text view starts with. */
 void report_header(const struct report *r, struct doc *d)
 {
 	const struct agg *g = &r->agg;
 	uint64_t attributed = agg_attributed(g);
-	char dicts[4096] = "";
+	char dicts[4096] = "", name[80];
 	size_t n = 0;
 	int i;
 
@@ -38,12 +61,14 @@ void report_header(const struct report *r, struct doc *d)
 		n += snprintf(dicts + n, sizeof(dicts) - n, " %s", r->dict_paths[i]);
 	if (r->nr_dicts)
 		doc_header(d, "# dictionaries:%s", dicts);
+	if (r->query_filter)
+		doc_header(d, "# only the samples of query %s (--query)", r->query_filter);
 	if (g->filtered_out)
 		doc_header(d, "# filters left %" PRIu64 " samples (%" PRIu64 " filtered out)",
 			   g->total, g->filtered_out);
-	doc_header(d, "# level: %s; %" PRIu64 " of %" PRIu64 " samples (%.1f%%) attributed to %ss",
+	doc_header(d, "# level: %s; %" PRIu64 " of %" PRIu64 " samples (%.1f%%) attributed to %s",
 		   attr_level_name(r->attr), attributed, g->total, agg_share(g, attributed),
-		   attr_level_name(r->attr));
+		   plural(attr_level_name(r->attr), name, sizeof(name)));
 }
 
 /* JSON: what was read, and how much of it the level reached. */

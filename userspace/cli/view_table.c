@@ -1,41 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The table view: cost per component of the level, most first. */
+/*
+ * The table view: cost per component of the level, most first; with
+ * --by-query, a section per query (most samples first), each row's share
+ * within its query, and one data table with a query column.
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include "cli.h"
 #include "report.h"
 
-static int build_table(const struct report *r, struct doc *d)
+static const struct doc_column text_cols[] = {
+	{ .name = "share", .type = DOC_SHARE, .width = 8, .sep = "" },
+	{ .name = "samples", .type = DOC_U64, .width = 10 },
+	{ .name = "name", .type = DOC_STR, .sep = "  " },
+};
+
+/* The text table's columns, its last headed by the level. */
+static struct doc_table *text_table(const struct report *r, struct doc *d)
 {
-	const struct doc_column data_cols[] = {
-		{ .name = "name", .type = DOC_STR }, { .name = "kind", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
-		{ .name = "share", .type = DOC_SHARE },
-	};
-	const struct doc_column text_cols[] = {
-		{ .name = "share", .type = DOC_SHARE, .width = 8, .sep = "" },
-		{ .name = "samples", .type = DOC_U64, .width = 10 },
-		{ .name = "name", .type = DOC_STR, .heading = attr_level_name(r->attr), .sep = "  " },
-	};
-	const struct agg *g = &r->agg;
-	struct doc_table *data, *text;
+	struct doc_column cols[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		cols[i] = text_cols[i];
+	cols[2].heading = attr_level_name(r->attr);
+	return doc_table(d, "table", DOC_TEXT, cols, 3);
+}
+
+/*
+ * @g's rows (the whole profile's, or one query's) into @data and @text;
+ * the rows --top left out of the text in *@hidden.
+ */
+static int table_rows(const struct report *r, const struct agg *g, struct doc *d,
+		      struct doc_table *data, struct doc_table *text, uint32_t query,
+		      size_t *hidden)
+{
 	size_t i, n;
 	uint32_t *rows = agg_rows_by_samples(g, &n);
 
 	if (!rows)
 		return -1;
-	report_header(r, d);
-	report_meta(r, d);
-	data = doc_table(d, "rows", DOC_DATA, data_cols, 4);
-	text = doc_table(d, "table", DOC_TEXT, text_cols, 3);
 	for (i = 0; i < n; i++) {
 		const struct attr_row *row = attr_row(r->attr, rows[i]);
 		uint64_t s = agg_row_samples(g, rows[i]);
 
 		doc_row(d, data, 0);
+		if (query != ATTR_NONE)
+			doc_cell(d, data, doc_str(row_name(r, query)));
 		doc_cell(d, data, doc_str(row->name));
 		doc_cell(d, data, doc_str(row_kind_name(row)));
 		doc_cell(d, data, doc_u64(s));
 		doc_cell(d, data, doc_share(agg_share(g, s)));
+		if (query != ATTR_NONE) {
+			doc_cell(d, data, doc_u64(g->total));
+			doc_cell(d, data, doc_share(agg_share(&r->agg, g->total)));
+		}
 		if (r->top && i >= (size_t)r->top)
 			continue;
 		doc_row(d, text, 0);
@@ -43,15 +62,91 @@ static int build_table(const struct report *r, struct doc *d)
 		doc_cell(d, text, doc_u64(s));
 		doc_cell(d, text, doc_str(row->name));
 	}
-	if (r->top && n > (size_t)r->top)
-		doc_footer(d, "# %zu more rows (--top 0 shows all)", n - r->top);
-	report_notes(r, d);
+	*hidden = r->top && n > (size_t)r->top ? n - r->top : 0;
 	free(rows);
+	return 0;
+}
+
+static int build_by_query(const struct report *r, struct doc *d)
+{
+	static const struct doc_column data_cols[] = {
+		{ .name = "query", .type = DOC_STR },
+		{ .name = "name", .type = DOC_STR }, { .name = "kind", .type = DOC_STR },
+		{ .name = "samples", .type = DOC_U64 }, { .name = "share", .type = DOC_SHARE },
+		{ .name = "query_samples", .type = DOC_U64 },
+		{ .name = "query_share", .type = DOC_SHARE },
+	};
+	static const struct doc_column query_cols[] = {
+		{ .name = "query", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
+		{ .name = "share", .type = DOC_SHARE },
+	};
+	const struct agg *g = &r->agg;
+	struct doc_table *data, *queries, *text;
+	uint32_t *q = NULL;
+	size_t i, n, hidden;
+	struct agg part;
+	int ret = 0;
+
+	report_header(r, d);
+	q = agg_queries_by_samples(g, &n);
+	if (!q)
+		return -1;
+	doc_header(d, "# by query: %zu sections, most samples first; shares within each query", n);
+	report_meta(r, d);
+	data = doc_table(d, "rows", DOC_DATA, data_cols, 7);
+	queries = doc_table(d, "queries", DOC_JSON, query_cols, 3);
+	for (i = 0; i < n && !ret; i++) {
+		if (agg_query_part(g, q[i], &part)) {
+			ret = -1;
+			break;
+		}
+		doc_row(d, queries, 0);
+		doc_cell(d, queries, doc_str(row_name(r, q[i])));
+		doc_cell(d, queries, doc_u64(part.total));
+		doc_cell(d, queries, doc_share(agg_share(g, part.total)));
+		text = text_table(r, d);
+		doc_table_title(d, text, "%s", query_title(r, d, q[i], part.total));
+		ret = table_rows(r, &part, d, data, text, q[i], &hidden);
+		if (hidden) {
+			doc_row(d, text, 0);
+			doc_cell(d, text, doc_null());
+			doc_cell(d, text, doc_null());
+			doc_cell(d, text, doc_str(doc_printf(d, "(%zu more row%s: --top 0 shows all)",
+							     hidden, hidden == 1 ? "" : "s")));
+		}
+		agg_part_free(&part);
+	}
+	report_notes(r, d);
+	free(q);
+	return ret ? ret : d->error;
+}
+
+static int build_table(const struct report *r, struct doc *d)
+{
+	static const struct doc_column data_cols[] = {
+		{ .name = "name", .type = DOC_STR }, { .name = "kind", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
+		{ .name = "share", .type = DOC_SHARE },
+	};
+	struct doc_table *data, *text;
+	size_t hidden;
+
+	if (r->by_query)
+		return build_by_query(r, d);
+	report_header(r, d);
+	report_meta(r, d);
+	data = doc_table(d, "rows", DOC_DATA, data_cols, 4);
+	text = text_table(r, d);
+	if (table_rows(r, &r->agg, d, data, text, ATTR_NONE, &hidden))
+		return -1;
+	if (hidden)
+		doc_footer(d, "# %zu more rows (--top 0 shows all)", hidden);
+	report_notes(r, d);
 	return d->error;
 }
 
 const struct view view_table = {
 	.name = "table",
 	.help = "cost per component",
+	.needs = VIEW_BY_QUERY,
 	.build = build_table,
 };

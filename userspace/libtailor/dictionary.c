@@ -270,6 +270,16 @@ int tailor_dict_tag_field(struct tailor_dict *d, int level, unsigned int shift,
 	return appendf(d, "tag\t%s\t%u\t%u\n", d->levels[level], shift, bits);
 }
 
+int tailor_dict_tag_word_field(struct tailor_dict *d, int level, unsigned int shift,
+			       unsigned int bits)
+{
+	if (d->error)
+		return d->error;
+	if (!valid_level(d, level, false) || !bits || bits > 64 || shift + bits > 64)
+		return fail(d, -EINVAL);
+	return appendf(d, "tag-word\t%s\t%u\t%u\n", d->levels[level], shift, bits);
+}
+
 int tailor_track_push(struct tailor_dict *d, int level, uint64_t id)
 {
 	struct id_stack *s;

@@ -64,7 +64,7 @@ int jit_compile(const char *cc, const char *c_path, const char *so_path)
 
 int jit_load(struct jit_module *m, const char *so_path)
 {
-	const int *count;
+	const int *count, *sources;
 	void *sym;
 	int i;
 
@@ -80,9 +80,15 @@ int jit_load(struct jit_module *m, const char *so_path)
 		goto fail;
 	}
 	m->nr_pipelines = *count;
+	sources = dlsym(m->handle, "tailor_pipeline_source");
+	if (!sources) {
+		fprintf(stderr, "tailor-engine: %s: no tailor_pipeline_source\n", so_path);
+		goto fail;
+	}
 	for (i = 0; i < m->nr_pipelines; i++) {
 		char name[64];
 
+		m->sources[i] = sources[i];
 		snprintf(name, sizeof(name), "tailor_pipeline_%d", i);
 		sym = dlsym(m->handle, name);
 		if (!sym) {
@@ -91,6 +97,13 @@ int jit_load(struct jit_module *m, const char *so_path)
 		}
 		/* POSIX: a dlsym() result may be converted to a function pointer. */
 		memcpy(&m->pipelines[i], &sym, sizeof(sym));
+		snprintf(name, sizeof(name), "tailor_finish_%d", i);
+		sym = dlsym(m->handle, name);
+		if (!sym) {
+			fprintf(stderr, "tailor-engine: %s: no %s\n", so_path, name);
+			goto fail;
+		}
+		memcpy(&m->finishes[i], &sym, sizeof(sym));
 	}
 	sym = dlsym(m->handle, "tailor_work_calibrate");
 	if (!sym) {

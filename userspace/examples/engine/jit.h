@@ -14,7 +14,9 @@
 struct jit_module {
 	void *handle;
 	int nr_pipelines;
-	pipeline_fn pipelines[JIT_MAX_PIPELINES];
+	pipeline_fn pipelines[JIT_MAX_PIPELINES];	/* one morsel each call */
+	finish_fn finishes[JIT_MAX_PIPELINES];		/* after the last morsel */
+	int sources[JIT_MAX_PIPELINES];		/* ctx->rows[] split; -1: one morsel */
 	void (*work_calibrate)(unsigned long n);	/* the oracle's work loop */
 };
 

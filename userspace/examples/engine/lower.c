@@ -61,6 +61,7 @@ static int pipeline_begin(struct lowered *l)
 	p = &l->pipelines[l->nr_pipelines];
 	memset(p, 0, sizeof(*p));
 	p->first_task = -1;
+	p->source = -1;
 	p->order = -1;
 	p->id = l->levels->next_pipeline++;
 	l->current = l->nr_pipelines++;
@@ -114,12 +115,21 @@ static int task_for(struct lowered *l, const struct op *op, enum role role)
 	return l->nr_tasks++;
 }
 
-/* ---- step 2: tasks -> C lines ---- */
+/*
+ * ---- step 2: tasks -> C lines ----
+ *
+ * A pipeline's lines make two functions: tailor_pipeline_<order> runs one
+ * morsel, tailor_finish_<order> (lines emitted with in_finish set) runs
+ * once after the last morsel and merges the workers' breaker state.
+ */
 
 __attribute__((format(printf, 3, 4)))
 static void emit(struct lowered *l, int task, const char *fmt, ...)
 {
 	struct pipeline *p = &l->pipelines[l->current];
+	struct gen_line **lines = l->in_finish ? &p->finish : &p->lines;
+	size_t *nr = l->in_finish ? &p->nr_finish : &p->nr_lines;
+	size_t *cap = l->in_finish ? &p->cap_finish : &p->cap_lines;
 	char body[1024];
 	va_list ap;
 	int n;
@@ -131,23 +141,24 @@ static void emit(struct lowered *l, int task, const char *fmt, ...)
 		lower_error(l, "a generated line is too long");
 		return;
 	}
-	if (p->nr_lines == p->cap_lines) {
-		size_t cap = p->cap_lines ? 2 * p->cap_lines : 32;
-		struct gen_line *lines = realloc(p->lines, cap * sizeof(*lines));
+	if (*nr == *cap) {
+		size_t new_cap = *cap ? 2 * *cap : 32;
+		struct gen_line *grown = realloc(*lines, new_cap * sizeof(*grown));
 
-		if (!lines) {
+		if (!grown) {
 			lower_error(l, "out of memory");
 			return;
 		}
-		p->lines = lines;
-		p->cap_lines = cap;
+		*lines = grown;
+		*cap = new_cap;
 	}
-	p->lines[p->nr_lines].task = task;
-	if (asprintf(&p->lines[p->nr_lines].text, "%*s%s", 8 * l->depth, "", body) < 0) {
+	(*lines)[*nr].task = task;
+	if (asprintf(&(*lines)[*nr].text, "%*s%s", 8 * (l->in_finish ? 0 : l->depth), "",
+		     body) < 0) {
 		lower_error(l, "out of memory");
 		return;
 	}
-	p->nr_lines++;
+	++*nr;
 }
 
 /* A call into the shared runtime, with the task's id in the tag register. */
@@ -184,7 +195,7 @@ static void emit_extra_work(struct lowered *l, int task, const struct op *op)
 {
 	if (!op->extra_work)
 		return;
-	emit(l, task, WORK_LOOP("%lluUL") " *ctx->extra_units += %lluUL;",
+	emit(l, task, WORK_LOOP("%lluUL") " ctx->extra_units[m->worker] += %lluUL;",
 	     (unsigned long long)op->extra_work, (unsigned long long)op->extra_work);
 }
 
@@ -274,8 +285,9 @@ static void produce(struct lowered *l, const struct op *op)
 			return;
 		}
 		task = task_for(l, op, R_SCAN);
-		emit(l, task, "for (long i%d = 0; i%d < ctx->rows[%d]; i%d++) {", op->number,
-		     op->number, table_slot(l, t), op->number);
+		l->pipelines[l->current].source = table_slot(l, t);
+		emit(l, task, "for (long i%d = m->begin; i%d < m->end; i%d++) {", op->number,
+		     op->number, op->number);
 		l->depth++;
 		n = subtree_columns(l, op, cols, LOWER_MAX_SLOTS);
 		for (i = 0; i < n; i++)
@@ -297,7 +309,9 @@ static void produce(struct lowered *l, const struct op *op)
 		pipeline_begin(l);
 		produce(l, op->build);
 		task = task_for(l, op, R_BUILD);
+		l->in_finish = true;
 		emit_call(l, task, "ctx->rt->join_finalize(ctx->ht[%d]);", h);
+		l->in_finish = false;
 		pipeline_end(l, previous);
 		produce(l, op->input);
 		break;
@@ -306,6 +320,10 @@ static void produce(struct lowered *l, const struct op *op)
 		previous = l->current;
 		pipeline_begin(l);
 		produce(l, op->input);
+		task = task_for(l, op, R_AGGREGATE);
+		l->in_finish = true;
+		emit_call(l, task, "ctx->rt->group_merge(ctx->ht[%d]);", h);
+		l->in_finish = false;
 		pipeline_end(l, previous);
 		task = task_for(l, op, R_OUTPUT);
 		l->result_width = 1 + op->nr_aggregates;
@@ -352,7 +370,7 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 					 i ? ", " : "", cols[i]->name);
 			expr_format(op->build_key, key, sizeof(key), 0);
 			emit(l, task, "const long payload%d[] = { %s };", op->number, e);
-			emit_call(l, task, "ctx->rt->join_insert(ctx->ht[%d], %s, payload%d);",
+			emit_call(l, task, "ctx->rt->join_insert(ctx->ht[%d], m->worker, %s, payload%d);",
 				  l->op_ht[op->number], key, op->number);
 			break;
 		}
@@ -382,7 +400,7 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 		emit_extra_work(l, task, op);
 		expr_format(op->group_key, key, sizeof(key), 0);
 		emit(l, task, "long *agg%d;", op->number);
-		emit_call(l, task, "agg%d = ctx->rt->group_find(ctx->ht[%d], %s);",
+		emit_call(l, task, "agg%d = ctx->rt->group_find(ctx->ht[%d], m->worker, %s);",
 			  op->number, l->op_ht[op->number], key);
 		for (i = 0; i < op->nr_aggregates; i++) {
 			if (op->aggregates[i].fn == AGG_COUNT) {
@@ -408,10 +426,16 @@ static void record_plan(struct lowered *l)
 	struct tailor_dict *d = lv->dict;
 	char name[300], buf[400];
 	uint64_t rt_op, rt_pipeline;
-	int i, k;
+	int i, k, c;
 
-	dict_check(l, tailor_dict_component(d, lv->query, l->query_id, l->plan->query),
-		   "the query");
+	for (c = 0; c < lv->nr_clients; c++) {
+		if (lv->nr_clients > 1)
+			snprintf(name, sizeof(name), "%s (client %d)", l->plan->query, c + 1);
+		else
+			snprintf(name, sizeof(name), "%s", l->plan->query);
+		dict_check(l, tailor_dict_component(d, lv->query, l->query_ids[c], name),
+			   "the query");
+	}
 	for (i = 0; i < l->plan->nr_ops; i++) {
 		const struct op *o = &l->plan->ops[i];
 
@@ -459,15 +483,20 @@ static void record_plan(struct lowered *l)
 	dict_check(l, tailor_dict_component(d, lv->pipeline, rt_pipeline, name), "a pipeline");
 
 	dict_check(l, tailor_dict_log(d, "query->operators, pipelines"), "a log");
-	for (i = 0; i < l->plan->nr_ops; i++)
-		dict_check(l, tailor_dict_link(d, lv->op, l->op_ids[l->plan->ops[i].number],
-					       lv->query, l->query_id), "an operator link");
-	for (k = 0; k < l->nr_done; k++)
-		dict_check(l, tailor_dict_link(d, lv->pipeline, l->pipelines[l->order[k]].id,
-					       lv->query, l->query_id), "a pipeline link");
-	dict_check(l, tailor_dict_link(d, lv->op, rt_op, lv->query, l->query_id), "a link");
-	dict_check(l, tailor_dict_link(d, lv->pipeline, rt_pipeline, lv->query, l->query_id),
-		   "a link");
+	for (c = 0; c < lv->nr_clients; c++) {
+		uint64_t q = l->query_ids[c];
+
+		for (i = 0; i < l->plan->nr_ops; i++)
+			dict_check(l, tailor_dict_link(d, lv->op, l->op_ids[l->plan->ops[i].number],
+						       lv->query, q), "an operator link");
+		for (k = 0; k < l->nr_done; k++)
+			dict_check(l, tailor_dict_link(d, lv->pipeline,
+						       l->pipelines[l->order[k]].id, lv->query, q),
+				   "a pipeline link");
+		dict_check(l, tailor_dict_link(d, lv->op, rt_op, lv->query, q), "a link");
+		dict_check(l, tailor_dict_link(d, lv->pipeline, rt_pipeline, lv->query, q),
+			   "a link");
+	}
 
 	dict_check(l, tailor_dict_log(d, "operators->pipelines of tasks"), "a log");
 	for (i = 0; i < l->nr_tasks; i++) {
@@ -493,7 +522,12 @@ int lower_plan(struct lowered *l, const struct plan *plan, const struct database
 	l->plan = plan;
 	l->db = db;
 	l->levels = levels;
-	l->query_id = levels->next_query++;
+	if (levels->nr_clients < 1 || levels->nr_clients > LOWER_MAX_CLIENTS) {
+		lower_error(l, "%d clients: expected 1..%d", levels->nr_clients, LOWER_MAX_CLIENTS);
+		return -1;
+	}
+	for (i = 0; i < levels->nr_clients; i++)
+		l->query_ids[i] = levels->next_query++;
 	l->runtime_task = levels->next_task++;
 	for (j = 1; j <= plan->nr_ops; j++)
 		l->op_ids[j] = levels->next_op++;
@@ -566,15 +600,29 @@ int lower_write_c(struct lowered *l, const char *path)
 
 		write_line(l, f, path, &lineno, -1, "%s", "");
 		write_line(l, f, path, &lineno, first,
-			   "void tailor_pipeline_%d(const struct query_ctx *ctx)", k);
+			   "void tailor_pipeline_%d(const struct query_ctx *ctx, const struct morsel *m)",
+			   k);
 		write_line(l, f, path, &lineno, first, "{");
 		for (i = 0; i < p->nr_lines; i++)
 			write_line(l, f, path, &lineno, p->lines[i].task, "        %s",
 				   p->lines[i].text);
 		write_line(l, f, path, &lineno, first, "}");
+		write_line(l, f, path, &lineno, -1, "%s", "");
+		write_line(l, f, path, &lineno, first,
+			   "void tailor_finish_%d(const struct query_ctx *ctx)", k);
+		write_line(l, f, path, &lineno, first, "{");
+		for (i = 0; i < p->nr_finish; i++)
+			write_line(l, f, path, &lineno, p->finish[i].task, "        %s",
+				   p->finish[i].text);
+		write_line(l, f, path, &lineno, first, "}");
 	}
 	write_line(l, f, path, &lineno, -1, "%s", "");
 	write_line(l, f, path, &lineno, -1, "const int tailor_pipelines = %d;", l->nr_done);
+	/* Which ctx->rows[] each pipeline's morsels split; -1: it runs as one. */
+	fprintf(f, "const int tailor_pipeline_source[] = {");
+	for (k = 0; k < l->nr_done; k++)
+		fprintf(f, " %d,", l->pipelines[l->order[k]].source);
+	write_line(l, f, path, &lineno, -1, " };");
 	write_line(l, f, path, &lineno, -1, "%s", "");
 	write_line(l, f, path, &lineno, -1, "void tailor_work_calibrate(unsigned long n)");
 	write_line(l, f, path, &lineno, -1, "{");
@@ -596,6 +644,9 @@ void lower_free(struct lowered *l)
 		for (i = 0; i < l->pipelines[k].nr_lines; i++)
 			free(l->pipelines[k].lines[i].text);
 		free(l->pipelines[k].lines);
+		for (i = 0; i < l->pipelines[k].nr_finish; i++)
+			free(l->pipelines[k].finish[i].text);
+		free(l->pipelines[k].finish);
 	}
 	memset(l, 0, sizeof(*l));
 }

@@ -8,6 +8,7 @@
 #ifndef ENGINE_LOWER_H
 #define ENGINE_LOWER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "database.h"
@@ -18,6 +19,7 @@ struct tailor_dict;
 #define LOWER_MAX_TASKS		48
 #define LOWER_MAX_PIPELINES	12
 #define LOWER_MAX_SLOTS		32
+#define LOWER_MAX_CLIENTS	16
 
 /* The dictionary's levels and the next free id of each. */
 struct dict_levels {
@@ -25,6 +27,7 @@ struct dict_levels {
 	int task, op, pipeline, query;
 	uint64_t next_task, next_op, next_pipeline, next_query;
 	int prefix_names;		/* several queries: "fig3: HashJoin#3" */
+	int nr_clients;			/* executions of each query, one per client */
 };
 
 struct task {
@@ -44,8 +47,11 @@ struct pipeline {
 	uint64_t id;
 	int order;			/* execution order: tailor_pipeline_<order> */
 	int first_task;			/* owns the function's own lines */
-	struct gen_line *lines;
+	int source;			/* ctx->rows[] of the scanned table; -1: one morsel */
+	struct gen_line *lines;		/* tailor_pipeline_<order>: one morsel */
 	size_t nr_lines, cap_lines;
+	struct gen_line *finish;	/* tailor_finish_<order>: merge breaker state */
+	size_t nr_finish, cap_finish;
 };
 
 enum ht_kind { HT_JOIN, HT_GROUP };
@@ -60,7 +66,13 @@ struct lowered {
 	const struct database *db;
 	struct dict_levels *levels;
 	uint64_t op_ids[PLAN_MAX_OPERATORS + 1];	/* by operator number */
-	uint64_t query_id, runtime_task;
+	/*
+	 * The query level's components are executions: client c's run of the
+	 * plan is query_ids[c].  The plan's operators and pipelines link to
+	 * every one; the tag word tells them apart at run time.
+	 */
+	uint64_t query_ids[LOWER_MAX_CLIENTS];
+	uint64_t runtime_task;
 	struct task tasks[LOWER_MAX_TASKS];
 	int nr_tasks;
 	struct pipeline pipelines[LOWER_MAX_PIPELINES];	/* creation order */
@@ -79,6 +91,7 @@ struct lowered {
 	const char *referenced[LOWER_MAX_SLOTS];
 	int nr_referenced;
 	int current, depth, failed;
+	bool in_finish;			/* emit() goes to the finish function */
 };
 
 /* 0, or -1 with a message. */

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,13 @@
 #include "plan.h"
 #include "reference.h"
 #include "runtime.h"
+#include "scheduler.h"
 #include "tailor/dictionary.h"
 #include "tailor/tag.h"
+#include "tailor/tag_word.h"
+
+/* The word tailor.ko reads at every sample: tailor record --tag-word tailor_tag_word. */
+TAILOR_TAG_WORD_DEFINE;
 
 #define MAX_QUERIES	16
 #define MAX_EXTRA	16
@@ -35,8 +41,16 @@ static const char usage_text[] =
 "Run queries of a small compiling engine over TPC-H-like data: each plan\n"
 "is lowered to pipelines of tasks, then to C, compiled with the system C\n"
 "compiler (-g, r15 reserved as the tag register) into a shared object,\n"
-"loaded and run.  Each result is printed and checked against a second,\n"
-"independent evaluation; a difference is an error (exit 1).\n"
+"loaded and run morsel by morsel on a pool of worker threads.  Each result\n"
+"is printed and checked against a second, independent evaluation; a\n"
+"difference is an error (exit 1).\n"
+"\n"
+"With --clients N, N client threads each run every query (client c starting\n"
+"at the c-th, so different queries overlap; with one query, the same\n"
+"compiled code runs for every client at once), all on the same workers.\n"
+"Each client's run of a query is a component of the dictionary's query\n"
+"level; the thread's tag word (tailor/tag_word.h) holds the one running,\n"
+"so record with --tag-word tailor_tag_word to tell them apart.\n"
 "\n"
 "queries (default fig3; 'all' for every one):\n"
 "%s"
@@ -58,11 +72,15 @@ static const char usage_text[] =
 "                        from a calibration run of the same loop)\n"
 "  -n, --repeat N        execute each compiled query N times (default 1);\n"
 "                        times are the sum, the result the last run's\n"
+"  -j, --threads N       worker threads (default: the online CPUs, %ld)\n"
+"  -c, --clients N       clients running the queries at once (default 1,\n"
+"                        at most 16)\n"
 "  -e, --explain         print each plan and its pipelines\n"
 "  -r, --rows N          result rows to print per query (default 10)\n"
 "  -h, --help            this text\n"
 "\n"
-"Profile it:  tailor record -o q.rec -- tailor-engine -d q.dict fig3\n"
+"Profile it:  tailor record --tag-word tailor_tag_word -o q.rec -- \\\n"
+"                 tailor-engine -d q.dict fig3\n"
 "             tailor report -i q.rec -d q.dict --view plan\n";
 
 struct options {
@@ -70,31 +88,55 @@ struct options {
 	const char *dict, *work_dir, *cc, *times;
 	const char *extra_op[MAX_EXTRA];
 	uint64_t extra_n[MAX_EXTRA];
-	int nr_extra, explain, rows;
+	int nr_extra, explain, rows, threads, clients;
 	long repeat;
 	const char *queries[MAX_QUERIES];
 	int nr_queries;
 };
 
+/* A query, compiled once, whatever number of clients run it. */
 struct query_run {
 	struct plan plan;
 	struct lowered low;
 	struct jit_module module;
 	char c_path[PATH_MAX], so_path[PATH_MAX];
-	uint64_t compile_ns, cpu_ns, wall_ns;
+	uint64_t compile_ns;
+	double unit_ns;			/* CPU time of one oracle work unit, measured */
+	struct result reference;	/* the reference evaluation's, once computed */
+	int reference_error;		/* 0, or reference_evaluate()'s error */
+	int reference_done;
+};
+
+/* One client's run of a query: the query level's component query_id. */
+struct execution {
+	struct query_run *q;
+	int client;
+	uint64_t query_id;		/* also its tag word */
+	uint64_t cpu_ns, wall_ns;	/* CPU: the client's and the workers' */
 	unsigned long extra_units;	/* oracle work units executed */
-	double unit_ns;			/* CPU time of one, measured */
 	struct result result;
 };
 
+/* A client thread and the executions it runs, in order. */
+struct client {
+	pthread_t thread;
+	struct execution *execs;
+	int nr_execs;
+	struct pool *pool;
+	long repeat;
+	uint64_t engine_tag;
+};
+
 /* The engine's own phases, named runtime parts in the dictionary. */
-enum { PART_ENGINE, PART_DATAGEN, PART_CODEGEN, PART_CHECK, PART_CALIBRATE, NR_PARTS };
+enum { PART_ENGINE, PART_DATAGEN, PART_CODEGEN, PART_CHECK, PART_CALIBRATE, PART_POOL,
+       NR_PARTS };
 static const char *const part_names[NR_PARTS] = {
 	[PART_ENGINE] = "[runtime] engine: setup, output, teardown",
 	[PART_DATAGEN] = "[runtime] data generation",
 	[PART_CODEGEN] = "[runtime] code generation",
 	[PART_CHECK] = "[runtime] result check",
 	[PART_CALIBRATE] = "[runtime] calibration of --extra work",
+	[PART_POOL] = "[runtime] worker pool: taking morsels, idle",
 };
 
 static uint64_t now_ns(clockid_t clock)
@@ -103,6 +145,13 @@ static uint64_t now_ns(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (int)n;
 }
 
 static void usage(FILE *out)
@@ -114,7 +163,7 @@ static void usage(FILE *out)
 	for (q = queries; q->name; q++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "  %-10s %s\n", q->name,
 				      q->summary);
-	fprintf(out, usage_text, list);
+	fprintf(out, usage_text, list, (long)online_cpus());
 }
 
 __attribute__((format(printf, 1, 0)))
@@ -138,18 +187,23 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "explain", no_argument, NULL, 'e' },
 		{ "rows", required_argument, NULL, 'r' },
 		{ "repeat", required_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "clients", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
+	long v;
 	int c, i;
 
 	memset(o, 0, sizeof(*o));
 	o->scale = 0.02;
 	o->rows = 10;
 	o->repeat = 1;
+	o->threads = online_cpus();
+	o->clients = 1;
 	o->cc = getenv("CC");
-	while ((c = getopt_long(argc, argv, "s:d:w:x:t:er:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:d:w:x:t:er:n:j:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			errno = 0;
@@ -196,6 +250,20 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->repeat = strtol(optarg, &end, 10);
 			if (*end || o->repeat < 1 || o->repeat > 100000)
 				return usage_error("invalid --repeat '%s': expected 1..100000", optarg);
+			break;
+		case 'j':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 1 || v > POOL_MAX_WORKERS)
+				return usage_error("invalid --threads '%s': expected 1..64", optarg);
+			o->threads = (int)v;
+			break;
+		case 'c':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 1 || v > LOWER_MAX_CLIENTS)
+				return usage_error("invalid --clients '%s': expected 1..16", optarg);
+			o->clients = (int)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -255,6 +323,7 @@ static int dict_setup(struct dict_levels *lv, const struct options *o, uint64_t 
 	memset(lv, 0, sizeof(*lv));
 	lv->next_task = lv->next_op = lv->next_pipeline = lv->next_query = 1;
 	lv->prefix_names = o->nr_queries > 1;
+	lv->nr_clients = o->clients;
 	for (i = 0; i < NR_PARTS; i++)
 		part_task[i] = lv->next_task++;
 	if (!o->dict)
@@ -279,8 +348,13 @@ static int dict_setup(struct dict_levels *lv, const struct options *o, uint64_t 
 		ret |= tailor_dict_link(lv->dict, lv->op, op, lv->query, engine_query);
 		ret |= tailor_dict_link(lv->dict, lv->pipeline, pipeline, lv->query, engine_query);
 	}
-	/* Tags name tasks; reports climb from there to any level. */
+	/*
+	 * Tags name tasks; reports climb from there to any level.  The word
+	 * names the query execution, which the code alone cannot tell when
+	 * clients run the same compiled query.
+	 */
 	ret |= tailor_dict_tag_field(lv->dict, lv->task, 0, 16);
+	ret |= tailor_dict_tag_word_field(lv->dict, lv->query, 0, 16);
 	if (lv->task < 0 || lv->op < 0 || lv->pipeline < 0 || lv->query < 0 || ret < 0) {
 		fprintf(stderr, "tailor-engine: cannot set up the Tagging Dictionary\n");
 		return -1;
@@ -346,36 +420,65 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 	return jit_load(&q->module, q->so_path);
 }
 
-/* One run of the compiled pipelines over fresh hash tables. */
-static void run_pipelines(struct query_run *q)
+static void *must_calloc(size_t n, size_t size)
 {
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fprintf(stderr, "tailor-engine: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/*
+ * One run of the compiled pipelines over fresh hash tables: each
+ * pipeline's morsels on the pool, then its finish function (the breakers'
+ * merge) here, once the last morsel is done.
+ */
+static void run_pipelines(struct execution *e, struct pool *pool)
+{
+	const struct query_run *q = e->q;
 	const long *columns[LOWER_MAX_SLOTS];
 	long rows[LOWER_MAX_SLOTS];
 	void *hts[PLAN_MAX_OPERATORS];
+	int workers = pool_workers(pool), i;
+	unsigned long *extra = must_calloc((size_t)workers, sizeof(*extra));
 	struct query_ctx ctx;
-	int i;
 
 	for (i = 0; i < q->low.nr_columns; i++)
 		columns[i] = (const long *)q->low.columns[i]->values;
 	for (i = 0; i < q->low.nr_tables; i++)
 		rows[i] = (long)q->low.tables[i]->rows;
 	for (i = 0; i < q->low.nr_hts; i++)
-		hts[i] = q->low.hts[i].kind == HT_JOIN ? join_table_new(q->low.hts[i].width) :
-							  group_table_new(q->low.hts[i].width);
-	result_free(&q->result);
-	result_init(&q->result, q->low.result_width);
-	ctx = (struct query_ctx){ &runtime_api, columns, rows, hts, &q->result, &q->extra_units };
-	/*
-	 * Generated lines are attributed through their links, whatever the
-	 * tag; without one, kernel work they cause stays [kernel] instead of
-	 * going to the query's runtime part.
-	 */
+		hts[i] = q->low.hts[i].kind == HT_JOIN ?
+			 join_table_new(q->low.hts[i].width, workers) :
+			 group_table_new(q->low.hts[i].width, workers);
+	result_free(&e->result);
+	result_init(&e->result, q->low.result_width);
+	ctx = (struct query_ctx){ &runtime_api, columns, rows, hts, &e->result, extra };
 	for (i = 0; i < q->module.nr_pipelines; i++) {
-		uint64_t saved = tailor_tag_set(0);
+		int source = q->module.sources[i];
+		struct job job = {
+			.fn = q->module.pipelines[i], .ctx = &ctx, .tag_word = e->query_id,
+			.rows = source >= 0 && source < q->low.nr_tables ? rows[source] : -1,
+		};
+		uint64_t saved;
 
-		q->module.pipelines[i](&ctx);
+		pool_run(pool, &job);
+		e->cpu_ns += job.cpu_ns;
+		/*
+		 * Generated lines are attributed through their links, whatever
+		 * the tag; without one, kernel work they cause stays [kernel]
+		 * instead of going to the query's runtime part.
+		 */
+		saved = tailor_tag_set(0);
+		q->module.finishes[i](&ctx);
 		tailor_tag_restore(saved);
 	}
+	for (i = 0; i < workers; i++)
+		e->extra_units += extra[i];
+	free(extra);
 	for (i = 0; i < q->low.nr_hts; i++) {
 		if (q->low.hts[i].kind == HT_JOIN)
 			join_table_free(hts[i]);
@@ -407,24 +510,71 @@ static double calibrate_work(const struct jit_module *m)
 	return best;
 }
 
-/* The engine's own work in between runs under the query's runtime tag. */
-static void execute_query(struct query_run *q, long repeat)
+/*
+ * The engine's own work in between runs under the query's runtime tag,
+ * and the thread's tag word names the execution throughout.
+ */
+static void execute(struct execution *e, struct pool *pool, long repeat)
 {
-	uint64_t saved_tag, cpu0, wall0;
+	uint64_t saved_word, saved_tag, cpu0, wall0;
 	long r;
 
-	saved_tag = tailor_tag_set(q->low.runtime_task);
+	saved_word = tailor_tag_word_set(e->query_id);
+	saved_tag = tailor_tag_set(e->q->low.runtime_task);
 	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	wall0 = now_ns(CLOCK_MONOTONIC);
 	for (r = 0; r < repeat; r++)
-		run_pipelines(q);
-	q->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	q->wall_ns = now_ns(CLOCK_MONOTONIC) - wall0;
+		run_pipelines(e, pool);
+	e->cpu_ns += now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	e->wall_ns = now_ns(CLOCK_MONOTONIC) - wall0;
 	tailor_tag_restore(saved_tag);
+	tailor_tag_word_restore(saved_word);
 }
 
-static void print_result(const struct query_run *q, int max_rows)
+static void *client_main(void *arg)
 {
+	struct client *c = arg;
+	char name[16];
+	int i;
+
+	/* A new thread's r15 is whatever libc left in it. */
+	tailor_tag_set(c->engine_tag);
+	snprintf(name, sizeof(name), "client %d", (c->execs[0].client + 1) % 1000);
+	pthread_setname_np(pthread_self(), name);
+	for (i = 0; i < c->nr_execs; i++)
+		execute(&c->execs[i], c->pool, c->repeat);
+	return NULL;
+}
+
+/* Every client's executions, the clients at once; 0 or -1. */
+static int run_clients(struct client *clients, int n)
+{
+	int i, ret, started = 0, failed = 0;
+
+	if (n == 1) {
+		for (i = 0; i < clients[0].nr_execs; i++)
+			execute(&clients[0].execs[i], clients[0].pool, clients[0].repeat);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		ret = pthread_create(&clients[i].thread, NULL, client_main, &clients[i]);
+		if (ret) {
+			fprintf(stderr, "tailor-engine: cannot start client %d: %s\n", i + 1,
+				strerror(ret));
+			failed = 1;
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(clients[i].thread, NULL);
+	return failed ? -1 : 0;
+}
+
+static void print_result(const struct execution *e, int max_rows)
+{
+	const struct query_run *q = e->q;
+	const struct result *res = &e->result;
 	const struct op *g = q->plan.root;
 	char text[256];
 	long r;
@@ -440,41 +590,46 @@ static void print_result(const struct query_run *q, int max_rows)
 		printf(" %18.18s", text);
 	}
 	printf("\n");
-	for (r = 0; r < q->result.rows && r < max_rows; r++) {
-		for (i = 0; i < q->result.width; i++)
-			printf(i ? " %18ld" : "  %18ld", q->result.values[r * q->result.width + i]);
+	for (r = 0; r < res->rows && r < max_rows; r++) {
+		for (i = 0; i < res->width; i++)
+			printf(i ? " %18ld" : "  %18ld", res->values[r * res->width + i]);
 		printf("\n");
 	}
-	if (q->result.rows > max_rows)
-		printf("  ... (%ld rows in all)\n", q->result.rows);
+	if (res->rows > max_rows)
+		printf("  ... (%ld rows in all)\n", res->rows);
 }
 
-/* 0 if the result equals the reference evaluation's. */
-static int check_result(struct query_run *q, const struct database *db)
+/* 0 if the result equals the reference evaluation's (computed once a query). */
+static int check_result(struct execution *e, const struct database *db)
 {
-	struct result ref;
+	struct query_run *q = e->q;
+	const struct result *ref = &q->reference, *got = &e->result;
 	long r;
 	int i, ret = 0;
 
-	ret = reference_evaluate(q->plan.query, db, &ref);
-	if (ret) {
-		printf("check: FAILED: %s for %s\n", ret == -2 ? "out of memory in the reference "
-		       "evaluation" : "no reference evaluation", q->plan.query);
+	if (!q->reference_done) {
+		q->reference_error = reference_evaluate(q->plan.query, db, &q->reference);
+		q->reference_done = 1;
+	}
+	if (q->reference_error) {
+		printf("check: FAILED: %s for %s\n", q->reference_error == -2 ?
+		       "out of memory in the reference evaluation" : "no reference evaluation",
+		       q->plan.query);
 		return -1;
 	}
-	if (ref.width != q->result.width || ref.rows != q->result.rows) {
+	if (ref->width != got->width || ref->rows != got->rows) {
 		printf("check: FAILED: %ld rows of %ld values, the reference has %ld of %ld\n",
-		       q->result.rows, q->result.width, ref.rows, ref.width);
+		       got->rows, got->width, ref->rows, ref->width);
 		ret = -1;
 	}
-	for (r = 0; !ret && r < ref.rows; r++)
-		for (i = 0; i < ref.width; i++) {
-			long got = q->result.values[r * ref.width + i];
-			long want = ref.values[r * ref.width + i];
+	for (r = 0; !ret && r < ref->rows; r++)
+		for (i = 0; i < ref->width; i++) {
+			long have = got->values[r * ref->width + i];
+			long want = ref->values[r * ref->width + i];
 
-			if (got != want) {
+			if (have != want) {
 				printf("check: FAILED: row %ld value %d is %ld, the reference says %ld\n",
-				       r + 1, i + 1, got, want);
+				       r + 1, i + 1, have, want);
 				ret = -1;
 				break;
 			}
@@ -482,12 +637,11 @@ static int check_result(struct query_run *q, const struct database *db)
 	if (!ret)
 		printf("check: ok, all %ld rows equal the reference evaluation "
 		       "(direct loops over the columns, no hash tables, no generated code)\n",
-		       ref.rows);
-	result_free(&ref);
+		       ref->rows);
 	return ret;
 }
 
-static int write_times(const char *path, struct query_run *runs, int n)
+static int write_times(const char *path, const struct execution *execs, int n)
 {
 	FILE *f = fopen(path, "w");
 	int i;
@@ -496,14 +650,16 @@ static int write_times(const char *path, struct query_run *runs, int n)
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		fprintf(f, "query=%s pid=%d exec_cpu_ns=%" PRIu64
+	for (i = 0; i < n; i++) {
+		const struct execution *e = &execs[i];
+
+		fprintf(f, "query=%s client=%d query_id=%" PRIu64 " pid=%d exec_cpu_ns=%" PRIu64
 			" exec_wall_ns=%" PRIu64 " compile_ns=%" PRIu64
 			" rows=%ld extra_units=%lu extra_ns=%.0f\n",
-			runs[i].plan.query, (int)getpid(), runs[i].cpu_ns,
-			runs[i].wall_ns,
-			runs[i].compile_ns, runs[i].result.rows, runs[i].extra_units,
-			(double)runs[i].extra_units * runs[i].unit_ns);
+			e->q->plan.query, e->client + 1, e->query_id, (int)getpid(), e->cpu_ns,
+			e->wall_ns, e->q->compile_ns, e->result.rows, e->extra_units,
+			(double)e->extra_units * e->q->unit_ns);
+	}
 	if (fclose(f)) {
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
 		return -1;
@@ -514,12 +670,15 @@ static int write_times(const char *path, struct query_run *runs, int n)
 int main(int argc, char **argv)
 {
 	static struct query_run runs[MAX_QUERIES];
-	uint64_t part_task[NR_PARTS], saved, t0, engine_tag;
+	uint64_t part_task[NR_PARTS], saved, t0, engine_tag, wall0, wall;
+	struct execution *execs;
+	struct client *clients;
 	struct dict_levels levels;
 	struct database db;
+	struct pool *pool;
 	struct options o;
 	char dir[PATH_MAX];
-	int ret, i, j, failed = 0;
+	int ret, i, j, c, nr_execs, failed = 0;
 
 	ret = parse_options(argc, argv, &o);
 	if (ret)
@@ -568,35 +727,82 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (i = 0; i < o.nr_queries; i++) {
-		struct query_run *q = &runs[i];
+	if (o.explain)
+		for (i = 0; i < o.nr_queries; i++) {
+			printf("\n== query %s\n", runs[i].plan.query);
+			explain(&runs[i]);
+		}
 
-		printf("\n== query %s: %s\n%s\n", q->plan.query, query_find(q->plan.query)->summary,
-		       q->plan.sql);
-		if (o.explain)
-			explain(q);
-		execute_query(q, o.repeat);
-		if (q->extra_units) {
-			saved = tailor_tag_set(part_task[PART_CALIBRATE]);
-			q->unit_ns = calibrate_work(&q->module);
-			tailor_tag_restore(saved);
+	/* Client c runs every query, starting at the c-th: different queries overlap. */
+	nr_execs = o.clients * o.nr_queries;
+	execs = calloc((size_t)nr_execs, sizeof(*execs));
+	clients = calloc((size_t)o.clients, sizeof(*clients));
+	pool = execs && clients ? pool_start(o.threads, part_task[PART_POOL]) : NULL;
+	if (!pool) {
+		if (!execs || !clients)
+			fprintf(stderr, "tailor-engine: out of memory\n");
+		free(execs);
+		free(clients);
+		return 1;
+	}
+	for (c = 0; c < o.clients; c++) {
+		clients[c] = (struct client){ .execs = execs + c * o.nr_queries,
+					      .nr_execs = o.nr_queries, .pool = pool,
+					      .repeat = o.repeat,
+					      .engine_tag = part_task[PART_ENGINE] };
+		for (i = 0; i < o.nr_queries; i++) {
+			struct query_run *q = &runs[(c + i) % o.nr_queries];
+
+			clients[c].execs[i] = (struct execution){
+				.q = q, .client = c, .query_id = q->low.query_ids[c] };
+		}
+	}
+	wall0 = now_ns(CLOCK_MONOTONIC);
+	if (run_clients(clients, o.clients))
+		failed = 1;
+	wall = now_ns(CLOCK_MONOTONIC) - wall0;
+	pool_stop(pool);
+
+	for (i = 0; i < nr_execs; i++) {
+		struct execution *e = &execs[i];
+		struct query_run *q = e->q;
+
+		if (o.clients > 1)
+			printf("\n== query %s, client %d: %s\n%s\n", q->plan.query, e->client + 1,
+			       query_find(q->plan.query)->summary, q->plan.sql);
+		else
+			printf("\n== query %s: %s\n%s\n", q->plan.query,
+			       query_find(q->plan.query)->summary, q->plan.sql);
+		if (e->extra_units) {
+			if (!q->unit_ns) {
+				saved = tailor_tag_set(part_task[PART_CALIBRATE]);
+				q->unit_ns = calibrate_work(&q->module);
+				tailor_tag_restore(saved);
+			}
 			printf("extra work: %lu units of %.3f ns = %.1f ms CPU (calibrated)\n",
-			       q->extra_units, q->unit_ns,
-			       (double)q->extra_units * q->unit_ns / 1e6);
+			       e->extra_units, q->unit_ns,
+			       (double)e->extra_units * q->unit_ns / 1e6);
 		}
 		printf("compiled in %.1f ms (%s), executed %ld time%s in %.1f ms CPU, %.1f ms wall\n",
 		       (double)q->compile_ns / 1e6, q->so_path, o.repeat, o.repeat > 1 ? "s" : "",
-		       (double)q->cpu_ns / 1e6, (double)q->wall_ns / 1e6);
+		       (double)e->cpu_ns / 1e6, (double)e->wall_ns / 1e6);
 		saved = tailor_tag_set(part_task[PART_CHECK]);
-		result_sort(&q->result);
-		print_result(q, o.rows);
-		failed |= check_result(q, &db) != 0;
+		result_sort(&e->result);
+		print_result(e, o.rows);
+		failed |= check_result(e, &db) != 0;
 		tailor_tag_restore(saved);
 	}
-	if (o.times && write_times(o.times, runs, o.nr_queries))
+	printf("\n%d execution%s by %d client%s on %d worker thread%s in %.1f ms wall\n",
+	       nr_execs, nr_execs > 1 ? "s" : "", o.clients, o.clients > 1 ? "s" : "",
+	       o.threads, o.threads > 1 ? "s" : "", (double)wall / 1e6);
+	if (o.times && write_times(o.times, execs, nr_execs))
 		failed = 1;
+	for (i = 0; i < nr_execs; i++)
+		result_free(&execs[i].result);
+	free(execs);
+	free(clients);
 	for (i = 0; i < o.nr_queries; i++) {
-		result_free(&runs[i].result);
+		result_free(&runs[i].reference);
 		lower_free(&runs[i].low);
 		jit_unload(&runs[i].module);
 	}

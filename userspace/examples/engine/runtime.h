@@ -13,9 +13,10 @@
 
 extern const struct rt_api runtime_api;
 
-void *join_table_new(long width);
+/* Hash tables with a worker-local part for each of @workers workers. */
+void *join_table_new(long width, int workers);
 void join_table_free(void *ht);
-void *group_table_new(long aggregates);
+void *group_table_new(long aggregates, int workers);
 void group_table_free(void *ht);
 
 struct result {

@@ -4,8 +4,15 @@
  * the samples, attributes each (attribution.h) and keeps what the views
  * and exporters need -- samples per row, per (source line, row), per
  * (time bucket, row), data addresses, samples per (outcome, thread, tag)
- * for stacks, and per-thread runs of one component for traces.  Every
- * view and exporter reads the same struct agg; none reads the file.
+ * for stacks, per-thread runs of one component for traces, per (query,
+ * row), and per-thread runs of one (query, row) for lanes.  Every view
+ * and exporter reads the same struct agg; none reads the file.
+ *
+ * Filters drop samples before anything counts them: threads, processes
+ * and the time window here; queries in the attributor
+ * (attr_select_queries()), whose excluded samples also end the runs of
+ * their thread, so that slices and lanes never span another query's
+ * time.
  */
 #ifndef TAILOR_AGGREGATE_H
 #define TAILOR_AGGREGATE_H
@@ -31,6 +38,8 @@ struct agg_options {
 	bool memory;		/* data addresses */
 	bool stacks;		/* per (outcome, thread, tag) */
 	bool slices;		/* per-thread runs of a row at each stack level */
+	bool by_query;		/* per (query, row): needs attr_options.queries */
+	bool lanes;		/* per-thread runs of one (query, row) */
 	bool progress;		/* a progress line on stderr for big inputs */
 	/*
 	 * What keeps the symbolizer's mappings; NULL: sym_consumer().  A seam
@@ -74,6 +83,31 @@ struct agg_slice {
 	uint64_t samples;
 };
 
+/* Samples of a row within one query (the row at the query level). */
+struct agg_query_count {
+	uint32_t query, row;
+	uint64_t samples;
+};
+
+/*
+ * A lane's run: one thread's consecutive samples with one row at the
+ * main level and one query (ATTR_NONE without queries).  Runs end as
+ * slices do: at the thread's next sample, or a sample's worth of time
+ * after its last one when the thread was gone longer than two.
+ */
+struct agg_lane {
+	uint32_t thread;	/* index into threads */
+	uint32_t query, row;
+	uint64_t begin_ns, end_ns;	/* since the first sample */
+	uint64_t samples;
+};
+
+/* A (query, row) pair of the lanes, with its samples. */
+struct agg_lane_key {
+	uint32_t query, row;
+	uint64_t samples;
+};
+
 struct agg_thread {
 	uint32_t pid, tid;
 	char name[64];		/* its comm, "" if never seen */
@@ -105,6 +139,10 @@ struct agg {
 	size_t nr_slices, cap_slices;
 	struct agg_thread *threads;	/* in order of first appearance */
 	size_t nr_threads, cap_threads;
+	struct agg_query_count *query_counts;
+	size_t nr_query_counts, cap_query_counts;
+	struct agg_lane *lanes;		/* in order of their beginning */
+	size_t nr_lanes, cap_lanes;
 
 	void *priv;			/* the pass's indexes */
 };
@@ -138,5 +176,34 @@ int *agg_row_ranks(const struct agg *g);
 struct agg_bucket_count *agg_sorted_buckets(const struct agg *g);
 /* The most samples a bucket of @b holds. */
 uint64_t agg_fullest_bucket(const struct agg_bucket_count *b, size_t n);
+
+/* ---- per query (by_query) ---- */
+
+/* The queries with samples, most first, ties by name (caller frees); count in *n. */
+uint32_t *agg_queries_by_samples(const struct agg *g, size_t *n);
+/* The samples of @query. */
+uint64_t agg_query_samples(const struct agg *g, uint32_t query);
+/*
+ * @part becomes @g seen through one query: its rows' samples and total
+ * are the query's own (row_samples allocated; agg_part_free() frees it),
+ * everything else is @g's, borrowed.  0, or -ENOMEM.
+ */
+int agg_query_part(const struct agg *g, uint32_t query, struct agg *part);
+void agg_part_free(struct agg *part);
+
+/* ---- lanes ---- */
+
+/* The distinct (query, row) pairs of the lanes, most samples first (caller frees). */
+struct agg_lane_key *agg_lane_keys(const struct agg *g, size_t *n);
+/* The index of (@query, @row) in @keys, or -1. */
+int agg_lane_key_index(const struct agg_lane_key *keys, size_t n, uint32_t query, uint32_t row);
+/*
+ * The lanes as a grid: per thread (in threads' order) and column (@ncols
+ * of @col_ns from the window's start), the index into @keys of the pair
+ * that ran longest in that column, or -1 where the thread ran nothing.
+ * nr_threads * @ncols entries (caller frees); NULL without memory.
+ */
+int *agg_lane_grid(const struct agg *g, const struct agg_lane_key *keys, size_t nkeys,
+		   uint64_t col_ns, size_t ncols);
 
 #endif /* TAILOR_AGGREGATE_H */

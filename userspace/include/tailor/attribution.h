@@ -62,6 +62,13 @@ struct attr_result {
 	 * level (attr_outcome_rows()); dense from 0.
 	 */
 	uint32_t outcome;
+	/* The row at the level "query" (attr_options.queries), else ATTR_NONE. */
+	uint32_t query;
+	/*
+	 * Its query is not among those attr_select_queries() chose: the
+	 * sample counts nowhere, not even in the notes.
+	 */
+	bool excluded;
 };
 
 /* Why samples could not be attributed, or how they were; counts. */
@@ -97,6 +104,21 @@ struct attr_options {
 	 * behalf, such as page faults in its hash table.
 	 */
 	bool kernel_apart;
+	/*
+	 * Trust tags (register and word) only in this process's samples; 0:
+	 * in every process's.  A recording of a command that forked others
+	 * (session_info.target_pid) has the children's samples too, whose r15
+	 * holds that program's own data.
+	 */
+	uint32_t tag_pid;
+	/*
+	 * Also attribute each sample to a component of the level "query",
+	 * when a dictionary declares it: one execution of a query (a client's
+	 * run of a cached plan is a query of its own, told apart by the tag
+	 * word).  It costs a level's work per site; reports that group,
+	 * filter or label by query ask for it.
+	 */
+	bool queries;
 };
 
 struct attributor;
@@ -131,6 +153,33 @@ const uint32_t *attr_outcome_rows(const struct attributor *a, uint32_t outcome);
  */
 int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
 			uint32_t *frames, int max);
+
+/* ---- queries (attr_options.queries) ---- */
+
+#define ATTR_QUERY_LEVEL	"query"
+
+/* Whether samples get a query: asked for, and a dictionary declares the level. */
+bool attr_has_queries(const struct attributor *a);
+/* An outcome's row at the query level, or ATTR_NONE. */
+uint32_t attr_outcome_query(const struct attributor *a, uint32_t outcome);
+/*
+ * Keep only the samples whose query is one of @sel, each a component's
+ * name (as reports show it, or without its dictionary's label) or its
+ * numeric id; a selector names every component it matches.  0, or
+ * -EINVAL with a message in @err: no dictionary declares the level (or
+ * queries were not asked for), or a selector names no component (the
+ * message lists some that exist).  Call before the first sample.
+ */
+int attr_select_queries(struct attributor *a, const char *const *sel, int n,
+			char *err, size_t errlen);
+/* Whether the selection keeps @query's samples (all, without one). */
+bool attr_query_selected(const struct attributor *a, uint32_t query);
+/*
+ * Whether the dictionary's links lead from component row @row up to
+ * component row @upper (an operator to the query execution it belongs
+ * to); false for other rows or rows of different dictionaries.
+ */
+bool attr_row_reaches(const struct attributor *a, uint32_t row, uint32_t upper);
 
 /* Samples counted per note so far (at the main level). */
 uint64_t attr_note_count(const struct attributor *a, enum attr_note n);

@@ -170,6 +170,11 @@ const struct exporter *exporter_find(const char *name);
 int svg_timeline(const struct agg *g, FILE *out);
 /* Data addresses over time, coloured per row (needs its memory). */
 int svg_memory(const struct agg *g, FILE *out);
+/*
+ * A lane per thread: the query and row it ran over time, coloured per
+ * (query, row) pair (needs the pass's lanes).
+ */
+int svg_lanes(const struct agg *g, FILE *out);
 
 /* "12.500ms": @ns for people, into @buf. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);

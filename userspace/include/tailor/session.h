@@ -47,6 +47,11 @@ struct session_info {
 	bool period_is_ns;
 	uint64_t lost;		/* samples the kernel dropped, if known */
 	uint64_t start_wall_ns;	/* CLOCK_REALTIME at start; 0: unknown */
+	/*
+	 * The process recorded (a command, -p), whose children may be in the
+	 * profile too; 0: every CPU's, or unknown (perf.data).
+	 */
+	uint32_t target_pid;
 	/* Known after session_run(): */
 	uint64_t out_of_order;	/* events that came after a later one */
 	uint64_t max_queued;	/* most events held back for ordering */

@@ -22,9 +22,10 @@
 #define MAX_BUCKETS	1000000
 #define MAX_STACK	16
 
-/* A thread's runs in progress, one per stack level. */
+/* A thread's runs in progress: one per stack level, and its lane's. */
 struct thread_state {
 	uint32_t open[MAX_STACK];	/* slice index, or UINT32_MAX */
+	uint32_t lane;			/* lane index, or UINT32_MAX */
 	uint64_t last_ns;
 	bool any;
 };
@@ -37,6 +38,7 @@ struct pass {
 	struct pair_map bucket_index;	/* (bucket, row) */
 	struct pair_map stack_index;	/* (outcome, tag flag, tid), tag */
 	struct pair_map thread_index;	/* (pid, tid) */
+	struct pair_map query_index;	/* (query, row) */
 	struct thread_state *states;	/* per thread, with slices */
 	size_t cap_states;
 	int nr_stack;
@@ -54,8 +56,13 @@ int agg_prepare(struct agg *g, const struct session_info *info,
 	g->info = info;
 	g->attr = attr;
 	g->opt = *o;
-	if ((o->windowed || o->buckets || o->slices) && !info->mult) {
+	if ((o->windowed || o->buckets || o->slices || o->lanes) && !info->mult) {
 		snprintf(err, errlen, "times are raw TSC ticks and the TSC frequency is unknown; pass --tsc-khz");
+		return -EINVAL;
+	}
+	if (o->by_query && !attr_has_queries(attr)) {
+		snprintf(err, errlen, "grouping by query needs a dictionary that declares the level '%s'",
+			 ATTR_QUERY_LEVEL);
 		return -EINVAL;
 	}
 	if (o->stacks || o->slices) {
@@ -68,7 +75,7 @@ int agg_prepare(struct agg *g, const struct session_info *info,
 		g->opt.from_ns = 0;
 		g->opt.to_ns = UINT64_MAX;
 	}
-	if (o->buckets || o->memory || o->slices) {
+	if (o->buckets || o->memory || o->slices || o->lanes) {
 		span = session_time_to_ns(info, info->last_time - info->first_time) + 1;
 		if (g->opt.to_ns > span)
 			g->opt.to_ns = span;
@@ -191,6 +198,8 @@ static int thread_of(struct pass *p, uint32_t pid, uint32_t tid, uint32_t *idx)
 	g->threads[*idx] = (struct agg_thread){ .pid = pid, .tid = tid };
 	for (i = 0; i < MAX_STACK; i++)
 		p->states[*idx].open[i] = UINT32_MAX;
+	p->states[*idx].lane = UINT32_MAX;
+	p->states[*idx].any = false;
 	return 0;
 }
 
@@ -200,20 +209,34 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* Where a thread's runs end at @at_ns: then, or a sample's time after its last. */
+static uint64_t run_end(const struct pass *p, const struct thread_state *ts, uint64_t at_ns)
+{
+	uint64_t end = add_sat(ts->last_ns, p->g->sample_ns);
+
+	return at_ns < end ? at_ns : end;
+}
+
 static void close_slices(struct pass *p, struct thread_state *ts, int from, uint64_t at_ns)
 {
 	struct agg *g = p->g;
-	uint64_t end = add_sat(ts->last_ns, g->sample_ns);
+	uint64_t end = run_end(p, ts, at_ns);
 	int i;
 
-	if (at_ns < end)
-		end = at_ns;
 	for (i = from; i < p->nr_stack; i++) {
 		if (ts->open[i] == UINT32_MAX)
 			continue;
 		g->slices[ts->open[i]].end_ns = end;
 		ts->open[i] = UINT32_MAX;
 	}
+}
+
+static void close_lane(struct pass *p, struct thread_state *ts, uint64_t at_ns)
+{
+	if (ts->lane == UINT32_MAX)
+		return;
+	p->g->lanes[ts->lane].end_ns = run_end(p, ts, at_ns);
+	ts->lane = UINT32_MAX;
 }
 
 /*
@@ -223,23 +246,15 @@ static void close_slices(struct pass *p, struct thread_state *ts, int from, uint
  * sample, or a sample's worth of time after its last one when the thread
  * was gone longer than that.
  */
-static int track_slices(struct pass *p, const struct tev_sample *s, uint64_t ns,
-			uint32_t outcome)
+static int track_slices(struct pass *p, struct thread_state *ts, const struct tev_sample *s,
+			uint64_t ns, bool near, uint32_t outcome)
 {
 	const uint32_t *rows = attr_outcome_rows(p->g->attr, outcome);
 	struct agg *g = p->g;
-	struct thread_state *ts;
-	uint32_t idx;
 	int i, from;
 
-	if (thread_of(p, s->pid, s->tid, &idx))
-		return -ENOMEM;
-	ts = &p->states[idx];
-	/* A sample that came late (a broken round) joins its thread's present. */
-	if (ts->any && ns < ts->last_ns)
-		ns = ts->last_ns;
 	from = 0;
-	if (ts->any && ns <= add_sat(ts->last_ns, add_sat(g->sample_ns, g->sample_ns)))
+	if (near)
 		while (from < p->nr_stack && ts->open[from] != UINT32_MAX &&
 		       g->slices[ts->open[from]].row == rows[from])
 			from++;
@@ -258,9 +273,86 @@ static int track_slices(struct pass *p, const struct tev_sample *s, uint64_t ns,
 			.begin_ns = ns, .end_ns = ns, .samples = 1,
 		};
 	}
+	return 0;
+}
+
+/* The lane's run: the same (query, row) as the thread's open one, or a new one. */
+static int track_lane(struct pass *p, struct thread_state *ts, uint32_t thread,
+		      uint64_t ns, bool near, const struct attr_result *res)
+{
+	struct agg *g = p->g;
+	struct agg_lane *l = ts->lane != UINT32_MAX ? &g->lanes[ts->lane] : NULL;
+
+	if (near && l && l->row == res->row && l->query == res->query) {
+		l->samples++;
+		return 0;
+	}
+	close_lane(p, ts, ns);
+	if (array_grow((void **)&g->lanes, &g->cap_lanes, g->nr_lanes + 1, sizeof(*g->lanes)))
+		return -ENOMEM;
+	ts->lane = (uint32_t)g->nr_lanes;
+	g->lanes[g->nr_lanes++] = (struct agg_lane){
+		.thread = thread, .query = res->query, .row = res->row,
+		.begin_ns = ns, .end_ns = ns, .samples = 1,
+	};
+	return 0;
+}
+
+/* A sample of a thread: its slices and its lane. */
+static int track_thread(struct pass *p, const struct tev_sample *s, uint64_t ns,
+			const struct attr_result *res)
+{
+	struct agg *g = p->g;
+	struct thread_state *ts;
+	uint32_t idx;
+	bool near;
+
+	if (thread_of(p, s->pid, s->tid, &idx))
+		return -ENOMEM;
+	ts = &p->states[idx];
+	/* A sample that came late (a broken round) joins its thread's present. */
+	if (ts->any && ns < ts->last_ns)
+		ns = ts->last_ns;
+	near = ts->any && ns <= add_sat(ts->last_ns, add_sat(g->sample_ns, g->sample_ns));
+	if (g->opt.slices && track_slices(p, ts, s, ns, near, res->outcome))
+		return -ENOMEM;
+	if (g->opt.lanes && track_lane(p, ts, idx, ns, near, res))
+		return -ENOMEM;
 	ts->last_ns = ns;
 	ts->any = true;
 	g->threads[idx].samples++;
+	return 0;
+}
+
+/* A sample of another query: the thread's runs end there. */
+static void break_thread(struct pass *p, const struct tev_sample *s, uint64_t ns)
+{
+	struct thread_state *ts;
+	uint32_t idx;
+
+	if (!pair_map_get(&p->thread_index, s->pid, s->tid, &idx))
+		return;
+	ts = &p->states[idx];
+	if (!ts->any || ns < ts->last_ns)
+		return;
+	close_slices(p, ts, 0, ns);
+	close_lane(p, ts, ns);
+}
+
+static int count_query(struct pass *p, uint32_t query, uint32_t row)
+{
+	struct agg *g = p->g;
+	uint32_t idx;
+
+	if (pair_map_get(&p->query_index, query, row, &idx)) {
+		g->query_counts[idx].samples++;
+		return 0;
+	}
+	if (array_grow((void **)&g->query_counts, &g->cap_query_counts, g->nr_query_counts + 1,
+		       sizeof(*g->query_counts)) ||
+	    pair_map_put(&p->query_index, query, row, (uint32_t)g->nr_query_counts))
+		return -ENOMEM;
+	g->query_counts[g->nr_query_counts++] = (struct agg_query_count){ query, row, 1 };
 	return 0;
 }
 
@@ -286,8 +378,15 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 			return 0;
 		}
 	}
-	if (attr_sample(g->attr, p->sym, s, &res) ||
-	    array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1, sizeof(uint64_t)))
+	if (attr_sample(g->attr, p->sym, s, &res))
+		return -ENOMEM;
+	if (res.excluded) {
+		g->filtered_out++;
+		if (g->opt.slices || g->opt.lanes)
+			break_thread(p, s, ns);
+		return 0;
+	}
+	if (array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1, sizeof(uint64_t)))
 		return -ENOMEM;
 	g->row_samples[res.row]++;
 	g->total++;
@@ -303,7 +402,9 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 	}
 	if (g->opt.stacks && count_stack(p, s, res.outcome))
 		return -ENOMEM;
-	if (g->opt.slices && track_slices(p, s, ns, res.outcome))
+	if ((g->opt.slices || g->opt.lanes) && track_thread(p, s, ns, &res))
+		return -ENOMEM;
+	if (g->opt.by_query && res.query != ATTR_NONE && count_query(p, res.query, res.row))
 		return -ENOMEM;
 	return 0;
 }
@@ -313,7 +414,7 @@ static int on_comm(struct tev_consumer *c, const struct tev_comm *e)
 	struct pass *p = tev_container_of(c, struct pass, events);
 	uint32_t idx;
 
-	if (!p->g->opt.slices)
+	if (!p->g->opt.slices && !p->g->opt.lanes)
 		return 0;
 	if (thread_of(p, e->pid, e->tid, &idx))
 		return -ENOMEM;
@@ -342,7 +443,8 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 		.events = { .sample = on_sample, .comm = on_comm, .lost = on_lost },
 		.g = g, .sym = sym,
 		.nr_stack = attr_nr_stack_levels(g->attr),
-		.need_ns = g->opt.windowed || g->opt.buckets || g->opt.memory || g->opt.slices,
+		.need_ns = g->opt.windowed || g->opt.buckets || g->opt.memory || g->opt.slices ||
+			   g->opt.lanes,
 	};
 	struct tev_consumer *consumers[] = {
 		g->opt.mappings ? g->opt.mappings : sym_consumer(sym), &p.events,
@@ -353,9 +455,12 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	ret = session_run(s, consumers, 2);
 	if (g->opt.progress && p.seen >= 0x100000)
 		fputs("\r\033[K", stderr);
-	for (t = 0; !ret && g->opt.slices && t < g->nr_threads; t++)
-		if (p.states[t].any)
-			close_slices(&p, &p.states[t], 0, UINT64_MAX);
+	for (t = 0; !ret && t < g->nr_threads; t++) {
+		if (!p.states[t].any)
+			continue;
+		close_slices(&p, &p.states[t], 0, UINT64_MAX);
+		close_lane(&p, &p.states[t], UINT64_MAX);
+	}
 	/* Rounds a recorder broke leave samples late: the view needs them in order. */
 	if (g->info->out_of_order && g->nr_mem)
 		qsort(g->mem, g->nr_mem, sizeof(*g->mem), cmp_mem);
@@ -363,6 +468,7 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	pair_map_free(&p.bucket_index);
 	pair_map_free(&p.stack_index);
 	pair_map_free(&p.thread_index);
+	pair_map_free(&p.query_index);
 	free(p.states);
 	return ret;
 }
@@ -376,6 +482,8 @@ void agg_free(struct agg *g)
 	free(g->stacks);
 	free(g->slices);
 	free(g->threads);
+	free(g->query_counts);
+	free(g->lanes);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -476,4 +584,206 @@ uint64_t agg_fullest_bucket(const struct agg_bucket_count *b, size_t n)
 			max = sum;
 	}
 	return max;
+}
+
+/* ---- per query ---- */
+
+uint64_t agg_query_samples(const struct agg *g, uint32_t query)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < g->nr_query_counts; i++)
+		if (g->query_counts[i].query == query)
+			n += g->query_counts[i].samples;
+	return n;
+}
+
+struct query_total {
+	uint32_t query;
+	uint64_t samples;
+};
+
+static int cmp_query_totals(const void *a, const void *b, void *ctx)
+{
+	const struct query_total *x = a, *y = b;
+	const struct agg *g = ctx;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(attr_row(g->attr, x->query)->name, attr_row(g->attr, y->query)->name);
+}
+
+uint32_t *agg_queries_by_samples(const struct agg *g, size_t *n)
+{
+	size_t nr = attr_nr_rows(g->attr), i;
+	uint64_t *per_row = calloc(nr + 1, sizeof(*per_row));
+	struct query_total *t = malloc((nr + 1) * sizeof(*t));
+	uint32_t *out = malloc((nr + 1) * sizeof(*out));
+
+	*n = 0;
+	if (!per_row || !t || !out) {
+		free(per_row);
+		free(t);
+		free(out);
+		return NULL;
+	}
+	for (i = 0; i < g->nr_query_counts; i++)
+		if (g->query_counts[i].query < nr)
+			per_row[g->query_counts[i].query] += g->query_counts[i].samples;
+	for (i = 0; i < nr; i++)
+		if (per_row[i])
+			t[(*n)++] = (struct query_total){ (uint32_t)i, per_row[i] };
+	qsort_r(t, *n, sizeof(*t), cmp_query_totals, (void *)g);
+	for (i = 0; i < *n; i++)
+		out[i] = t[i].query;
+	free(per_row);
+	free(t);
+	return out;
+}
+
+int agg_query_part(const struct agg *g, uint32_t query, struct agg *part)
+{
+	size_t nr = attr_nr_rows(g->attr), i;
+
+	*part = *g;
+	part->cap_rows = nr;
+	part->row_samples = calloc(nr + 1, sizeof(*part->row_samples));
+	part->total = 0;
+	if (!part->row_samples)
+		return -ENOMEM;
+	for (i = 0; i < g->nr_query_counts; i++) {
+		const struct agg_query_count *c = &g->query_counts[i];
+
+		if (c->query != query || c->row >= nr)
+			continue;
+		part->row_samples[c->row] += c->samples;
+		part->total += c->samples;
+	}
+	return 0;
+}
+
+void agg_part_free(struct agg *part)
+{
+	free(part->row_samples);
+	part->row_samples = NULL;
+}
+
+/* ---- lanes ---- */
+
+static const char *key_query_name(const struct agg *g, const struct agg_lane_key *k)
+{
+	return k->query == ATTR_NONE ? "" : attr_row(g->attr, k->query)->name;
+}
+
+static int cmp_lane_keys(const void *a, const void *b, void *ctx)
+{
+	const struct agg_lane_key *x = a, *y = b;
+	const struct agg *g = ctx;
+	int c;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	c = strcmp(key_query_name(g, x), key_query_name(g, y));
+	return c ? c : strcmp(attr_row(g->attr, x->row)->name, attr_row(g->attr, y->row)->name);
+}
+
+struct agg_lane_key *agg_lane_keys(const struct agg *g, size_t *n)
+{
+	struct agg_lane_key *k = malloc((g->nr_lanes + 1) * sizeof(*k));
+	struct pair_map index = { 0 };
+	uint32_t idx;
+	size_t i;
+
+	*n = 0;
+	if (!k)
+		return NULL;
+	for (i = 0; i < g->nr_lanes; i++) {
+		const struct agg_lane *l = &g->lanes[i];
+
+		if (pair_map_get(&index, l->query, l->row, &idx)) {
+			k[idx].samples += l->samples;
+			continue;
+		}
+		if (pair_map_put(&index, l->query, l->row, (uint32_t)*n)) {
+			pair_map_free(&index);
+			free(k);
+			return NULL;
+		}
+		k[(*n)++] = (struct agg_lane_key){ l->query, l->row, l->samples };
+	}
+	pair_map_free(&index);
+	qsort_r(k, *n, sizeof(*k), cmp_lane_keys, (void *)g);
+	return k;
+}
+
+int agg_lane_key_index(const struct agg_lane_key *keys, size_t n, uint32_t query, uint32_t row)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (keys[i].query == query && keys[i].row == row)
+			return (int)i;
+	return -1;
+}
+
+/* Where column @c begins: c * @col_ns, UINT64_MAX past the end of the axis. */
+static uint64_t col_start(size_t c, uint64_t col_ns)
+{
+	return c && col_ns > UINT64_MAX / c ? UINT64_MAX : c * col_ns;
+}
+
+int *agg_lane_grid(const struct agg *g, const struct agg_lane_key *keys, size_t nkeys,
+		   uint64_t col_ns, size_t ncols)
+{
+	size_t cells = g->nr_threads * ncols, i, c;
+	int *grid = malloc((cells + 1) * sizeof(*grid));
+	uint64_t *best = calloc(cells + 1, sizeof(*best));
+	struct pair_map index = { 0 };
+	uint32_t k;
+
+	if (!grid || !best || !col_ns) {
+		free(grid);
+		free(best);
+		return NULL;
+	}
+	for (i = 0; i < nkeys; i++)
+		if (pair_map_put(&index, keys[i].query, keys[i].row, (uint32_t)i))
+			goto fail;
+	for (i = 0; i < cells; i++)
+		grid[i] = -1;
+	/*
+	 * A thread's runs never overlap, so within a column each run's time
+	 * there is its own: the longest wins, ties to the pair with more
+	 * samples.
+	 */
+	for (i = 0; i < g->nr_lanes; i++) {
+		const struct agg_lane *l = &g->lanes[i];
+		uint64_t b = l->begin_ns > g->opt.from_ns ? l->begin_ns - g->opt.from_ns : 0;
+		uint64_t e = l->end_ns > g->opt.from_ns ? l->end_ns - g->opt.from_ns : 0;
+
+		if (!pair_map_get(&index, l->query, l->row, &k) || l->thread >= g->nr_threads)
+			continue;
+		if (e <= b)
+			e = add_sat(b, 1);	/* a run of one instant still shows */
+		for (c = b / col_ns; c < ncols && col_start(c, col_ns) < e; c++) {
+			uint64_t lo = col_start(c, col_ns) > b ? col_start(c, col_ns) : b;
+			uint64_t hi = col_start(c + 1, col_ns) < e ? col_start(c + 1, col_ns) : e;
+			size_t cell = (size_t)l->thread * ncols + c;
+
+			if (hi - lo > best[cell] ||
+			    (hi - lo == best[cell] && grid[cell] >= 0 && (int)k < grid[cell])) {
+				best[cell] = hi - lo;
+				grid[cell] = (int)k;
+			}
+		}
+	}
+	pair_map_free(&index);
+	free(best);
+	return grid;
+fail:
+	pair_map_free(&index);
+	free(grid);
+	free(best);
+	return NULL;
 }

@@ -19,7 +19,8 @@
 
 #define ATTR_MAX_DICTS		64
 #define ATTR_MAX_LEVELS		16
-#define ATTR_MAX_CANDIDATES	4
+/* As many as tailor-engine's clients: a line of a plan run by each links to each run. */
+#define ATTR_MAX_CANDIDATES	16
 
 /* ---- intern.c ---- */
 
@@ -69,6 +70,7 @@ struct site_level {
 	bool needs_tag;
 	bool tag_matters;		/* shared or generated: a tag naming nothing is news */
 	uint8_t nr_cand;
+	bool cand_overflow;		/* links name more than cand[] holds */
 	uint32_t cand[ATTR_MAX_CANDIDATES];	/* the components its links name */
 	uint32_t fallback;		/* the row when the tag decides nothing */
 	uint8_t fallback_note;
@@ -108,6 +110,7 @@ struct outcome {
 	uint8_t note;
 	uint32_t line;
 	uint32_t nodebug;
+	uint32_t query;			/* row at the query level, or ATTR_NONE */
 	/* stack rows: outcome_rows[outcome * nr_stack + i] */
 };
 
@@ -116,11 +119,16 @@ struct attributor {
 	const char *const *labels;
 	int nr_dicts;
 	bool kernel_apart;
+	uint32_t tag_pid;		/* attr_options.tag_pid */
 	/* levels[0] is the main level; stack[i] indexes levels[]. */
 	struct attr_level levels[ATTR_MAX_LEVELS];
 	int nr_levels;
 	int stack[ATTR_MAX_LEVELS];
 	int nr_stack;
+	int query_level;		/* index into levels[], or -1 */
+	/* attr_select_queries(): per row, whether its samples are kept. */
+	bool *query_selected;
+	size_t nr_query_selected;	/* rows it covers; later rows are not */
 	struct str_map dict_files[ATTR_MAX_DICTS];	/* files named by links */
 
 	struct row_table rows;

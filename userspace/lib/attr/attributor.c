@@ -137,7 +137,7 @@ static int new_outcome(struct attributor *a, uint32_t *idx)
 		       (n + 1) * (a->nr_stack ? a->nr_stack : 1), sizeof(*a->outcome_rows)))
 		return -ENOMEM;
 	a->outcomes[n] = (struct outcome){ .row = ATTR_NONE, .line = ATTR_NONE,
-					   .nodebug = ATTR_NONE };
+					   .nodebug = ATTR_NONE, .query = ATTR_NONE };
 	*idx = (uint32_t)a->nr_outcomes++;
 	return 0;
 }
@@ -176,6 +176,9 @@ static int user_outcome(struct attributor *a, uint32_t site, const struct tev_sa
 	o->nodebug = a->sites[site].nodebug;
 	if (user_row(a, site, 0, s, &o->row, &o->note))
 		return -ENOMEM;
+	if (a->query_level >= 0 &&
+	    user_row(a, site, a->query_level, s, &a->outcomes[*idx].query, &note))
+		return -ENOMEM;
 	for (i = 0; i < a->nr_stack; i++) {
 		if (user_row(a, site, a->stack[i], s, &row, &note))
 			return -ENOMEM;
@@ -184,30 +187,34 @@ static int user_outcome(struct attributor *a, uint32_t site, const struct tev_sa
 	return 0;
 }
 
+/* A level's row for a kernel sample that entered from @entry (or NO_ENTRY_SITE). */
+static int kernel_row(struct attributor *a, uint32_t entry, int li,
+		      const struct tev_sample *s, uint32_t *row, uint8_t *note)
+{
+	const struct site_level *e = entry == NO_ENTRY_SITE ? NULL : site_level(a, entry, li);
+
+	return policy_kernel(a, &a->levels[li], e, site_level(a, a->kernel_site, li),
+			     s, row, note);
+}
+
 static int kernel_outcome(struct attributor *a, uint32_t entry, const struct tev_sample *s,
 			  uint32_t *idx)
 {
-	const struct site_level *e;
 	struct outcome *o;
 	uint32_t row;
 	uint8_t note;
-	int i, li;
+	int i;
 
 	if (new_outcome(a, idx))
 		return -ENOMEM;
 	o = &a->outcomes[*idx];
-	for (i = -1; i < a->nr_stack; i++) {
-		li = i < 0 ? 0 : a->stack[i];
-		e = entry == NO_ENTRY_SITE ? NULL : site_level(a, entry, li);
-		if (policy_kernel(a, &a->levels[li], e, site_level(a, a->kernel_site, li),
-				  s, &row, &note))
+	if (kernel_row(a, entry, 0, s, &o->row, &o->note) ||
+	    (a->query_level >= 0 && kernel_row(a, entry, a->query_level, s, &o->query, &note)))
+		return -ENOMEM;
+	for (i = 0; i < a->nr_stack; i++) {
+		if (kernel_row(a, entry, a->stack[i], s, &row, &note))
 			return -ENOMEM;
-		if (i < 0) {
-			o->row = row;
-			o->note = note;
-		} else {
-			rows_of(a, *idx)[i] = row;
-		}
+		rows_of(a, *idx)[i] = row;
 	}
 	return 0;
 }
@@ -363,10 +370,23 @@ static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 int attr_sample(struct attributor *a, struct symbolizer *sym,
 		const struct tev_sample *s, struct attr_result *out)
 {
+	const uint32_t tag_flags = TEV_HAS_TAG | TEV_USER_TAG | TEV_HAS_TAG_WORD;
+	struct tev_sample untagged;
 	uint32_t site, idx;
 	uint64_t tag, key;
 	int ret;
 
+	/*
+	 * In a followed child (the engine's compiler), r15 is whatever that
+	 * program keeps there, not a tag: its samples go where their code
+	 * does, never by a tag that happens to name a component.
+	 */
+	if (a->tag_pid && s->pid != a->tag_pid && (s->flags & tag_flags)) {
+		untagged = *s;
+		untagged.flags &= ~tag_flags;
+		untagged.tag = untagged.tag_word = 0;
+		s = &untagged;
+	}
 	if ((s->flags & TEV_KERNEL) || s->ip >= KERNEL_START) {
 		ret = sample_kernel(a, sym, s, &idx);
 	} else {
@@ -387,10 +407,13 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 	}
 	if (ret)
 		return ret;
-	count(a, &a->outcomes[idx]);
 	out->row = a->outcomes[idx].row;
 	out->line = a->outcomes[idx].line;
 	out->outcome = idx;
+	out->query = a->outcomes[idx].query;
+	out->excluded = !attr_query_selected(a, out->query);
+	if (!out->excluded)
+		count(a, &a->outcomes[idx]);
 	return 0;
 }
 
@@ -419,6 +442,8 @@ static int fixed_rows(struct attributor *a)
 		return -ENOMEM;
 	a->outcomes[a->unknown_outcome].row = a->unknown_row;
 	a->outcomes[a->unknown_outcome].note = NOTE_NO_MAPPING;
+	if (a->query_level >= 0)
+		a->outcomes[a->unknown_outcome].query = a->unknown_row;
 	rows = rows_of(a, a->unknown_outcome);
 	for (i = 0; i < a->nr_stack; i++)
 		rows[i] = a->unknown_row;
@@ -443,6 +468,7 @@ struct attributor *attr_new(const struct attr_options *o, char *err, size_t errl
 	a->labels = o->labels;
 	a->nr_dicts = o->nr_dicts;
 	a->kernel_apart = o->kernel_apart;
+	a->tag_pid = o->tag_pid;
 	if (level_index(a, o->level, err, errlen) < 0)
 		goto fail;
 	for (i = 0; i < o->nr_stack; i++) {
@@ -451,6 +477,12 @@ struct attributor *attr_new(const struct attr_options *o, char *err, size_t errl
 			goto fail;
 		a->stack[a->nr_stack++] = li;
 	}
+	a->query_level = -1;
+	for (di = 0; o->queries && di < a->nr_dicts && a->query_level < 0; di++)
+		if (tdict_level(a->dicts[di], ATTR_QUERY_LEVEL) > 0)
+			a->query_level = level_index(a, ATTR_QUERY_LEVEL, err, errlen);
+	if (a->query_level < -1)
+		goto fail;
 	for (di = 0; di < a->nr_dicts; di++)
 		if (index_dict_files(a, di))
 			goto oom;
@@ -487,6 +519,7 @@ void attr_free(struct attributor *a)
 	free(a->outcomes);
 	free(a->outcome_rows);
 	free(a->notes.nodebug);
+	free(a->query_selected);
 	free(a);
 }
 
@@ -578,4 +611,133 @@ int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
 		n++;
 	}
 	return n;
+}
+
+/* ---- queries ---- */
+
+bool attr_has_queries(const struct attributor *a)
+{
+	return a->query_level >= 0;
+}
+
+uint32_t attr_outcome_query(const struct attributor *a, uint32_t outcome)
+{
+	return outcome < a->nr_outcomes ? a->outcomes[outcome].query : ATTR_NONE;
+}
+
+bool attr_query_selected(const struct attributor *a, uint32_t query)
+{
+	if (!a->query_selected)
+		return true;
+	return query < a->nr_query_selected && a->query_selected[query];
+}
+
+static bool is_query_row(const struct attributor *a, const struct attr_row *r)
+{
+	return r->kind == ROW_COMPONENT && r->level == a->query_level;
+}
+
+/* The component's own name, without the dictionary's label. */
+static const char *bare_name(const struct attributor *a, uint32_t row)
+{
+	const struct attr_row *r = &a->rows.rows[row];
+	const struct attr_level *lv = &a->levels[r->level];
+
+	return lv->first[r->dict][row - lv->row_base[r->dict]].name;
+}
+
+static bool query_matches(const struct attributor *a, uint32_t row, const char *sel)
+{
+	const struct attr_row *r = &a->rows.rows[row];
+	char *end;
+	unsigned long long id;
+
+	if (!strcmp(r->name, sel) || !strcmp(bare_name(a, row), sel))
+		return true;
+	if (*sel < '0' || *sel > '9')
+		return false;
+	errno = 0;
+	id = strtoull(sel, &end, 10);
+	return !*end && !errno && id == r->id;
+}
+
+/* "'q1' (1), 'q2' (2) and 3 more": some queries there are, into @buf. */
+static void some_queries(const struct attributor *a, char *buf, size_t len)
+{
+	size_t i, n = 0, shown = 0, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < a->rows.nr; i++) {
+		const struct attr_row *r = &a->rows.rows[i];
+
+		if (!is_query_row(a, r))
+			continue;
+		if (shown < 6 && at < len) {
+			at += snprintf(buf + at, len - at, "%s'%s' (%" PRIu64 ")",
+				       shown ? ", " : "", r->name, r->id);
+			shown++;
+		}
+		n++;
+	}
+	if (n > shown && at < len)
+		snprintf(buf + at, len - at, " and %zu more", n - shown);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+int attr_select_queries(struct attributor *a, const char *const *sel, int n,
+			char *err, size_t errlen)
+{
+	char known[1024];
+	size_t i;
+	int k;
+
+	if (a->query_level < 0) {
+		snprintf(err, errlen, a->nr_dicts ?
+			 "no dictionary declares the level '%s', whose components are what is selected" :
+			 "selecting by '%s' needs a Tagging Dictionary that declares that level (--dict)",
+			 ATTR_QUERY_LEVEL);
+		return -EINVAL;
+	}
+	free(a->query_selected);
+	a->nr_query_selected = a->rows.nr;
+	a->query_selected = calloc(a->nr_query_selected + 1, sizeof(*a->query_selected));
+	if (!a->query_selected) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		bool found = false;
+
+		for (i = 0; i < a->nr_query_selected; i++) {
+			if (!is_query_row(a, &a->rows.rows[i]) ||
+			    !query_matches(a, (uint32_t)i, sel[k]))
+				continue;
+			a->query_selected[i] = true;
+			found = true;
+		}
+		if (!found) {
+			some_queries(a, known, sizeof(known));
+			snprintf(err, errlen, "no %s is named or numbered '%s'; there are %s",
+				 ATTR_QUERY_LEVEL, sel[k], known);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+bool attr_row_reaches(const struct attributor *a, uint32_t row, uint32_t upper)
+{
+	const struct attr_row *r, *u;
+	int di;
+
+	if (row >= a->rows.nr || upper >= a->rows.nr)
+		return false;
+	r = &a->rows.rows[row];
+	u = &a->rows.rows[upper];
+	if (r->kind != ROW_COMPONENT || u->kind != ROW_COMPONENT || r->dict != u->dict)
+		return false;
+	di = r->dict;
+	return dict_reaches(a->dicts[di], a->levels[r->level].dict_level[di], r->id,
+			    a->levels[u->level].dict_level[di], u->id);
 }

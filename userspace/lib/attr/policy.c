@@ -28,6 +28,8 @@ static void add_candidate(struct site_level *l, uint32_t row)
 			return;
 	if (l->nr_cand < ATTR_MAX_CANDIDATES)
 		l->cand[l->nr_cand++] = row;
+	else
+		l->cand_overflow = true;
 }
 
 static bool file_known(const struct attributor *a, int di, const char *file)
@@ -42,7 +44,7 @@ static int site_dict(struct attributor *a, const struct attr_level *lv,
 		     const struct sym_result *r, const char *file_line,
 		     struct site_level *l)
 {
-	bool shared = false, known = false;
+	bool shared = false, known = false, direct;
 	int di;
 
 	if (rows_object(&a->rows, r->path, &l->fallback))
@@ -63,13 +65,31 @@ static int site_dict(struct attributor *a, const struct attr_level *lv,
 			continue;
 		}
 		links = tdict_line_links(d, file_line, &n);
+		/*
+		 * A line's own links at the level say what it is; only without
+		 * one do the links of lower levels lead up (a pipeline names
+		 * all its operators, an operator every client's run of it).
+		 */
+		direct = false;
 		for (i = 0; i < n; i++) {
 			const struct tdict_component *c;
 
-			c = dict_climb(d, links[i].upper_level, links[i].upper_id,
-				       lv->dict_level[di]);
-			if (c)
+			if (links[i].upper_level != lv->dict_level[di])
+				continue;
+			c = tdict_component(d, links[i].upper_level, links[i].upper_id);
+			if (c) {
 				add_candidate(l, component_row(lv, di, c));
+				direct = true;
+			}
+		}
+		for (i = 0; i < n && !direct; i++) {
+			const struct tdict_component *up[ATTR_MAX_CANDIDATES];
+			size_t j, nr_up;
+
+			nr_up = dict_climb_all(d, links[i].upper_level, links[i].upper_id,
+					       lv->dict_level[di], up, ATTR_MAX_CANDIDATES);
+			for (j = 0; j < nr_up; j++)
+				add_candidate(l, component_row(lv, di, up[j]));
 		}
 		if (!n && file_known(a, di, r->file))
 			known = true;
@@ -144,6 +164,7 @@ int policy_tag(struct attributor *a, const struct attr_level *lv,
 	       uint32_t *row, uint8_t *note)
 {
 	bool nonzero = false, ambiguous;
+	uint32_t guess = ATTR_NONE;
 	uint8_t i;
 	int di, t, pass;
 
@@ -173,18 +194,31 @@ int policy_tag(struct attributor *a, const struct attr_level *lv,
 			if (!c)
 				continue;
 			r = component_row(lv, di, c);
-			*row = r;
+			/*
+			 * A field of a higher level names several components
+			 * here (the word's query, all its operators): another
+			 * field may name one (the register's task), else the
+			 * first is taken.
+			 */
 			if (ambiguous && !sl->nr_cand) {
-				*note = NOTE_AMBIGUOUS;
-				return 0;
+				if (guess == ATTR_NONE)
+					guess = r;
+				continue;
 			}
+			*row = r;
 			*note = NOTE_BY_TAG;
-			if (!sl->nr_cand)
+			/* Among too many candidates to keep, the tag is believed. */
+			if (!sl->nr_cand || sl->cand_overflow)
 				return 0;
 			for (i = 0; i < sl->nr_cand; i++)
 				if (sl->cand[i] == r)
 					return 0;
 		}
+	}
+	if (guess != ATTR_NONE) {
+		*row = guess;
+		*note = NOTE_AMBIGUOUS;
+		return 0;
 	}
 	if (nonzero && sl->tag_matters && sl->nr_cand <= 1) {
 		*row = a->unresolved_row;

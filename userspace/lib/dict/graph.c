@@ -4,33 +4,51 @@
 
 #define MAX_DEPTH	16
 
-static const struct tdict_component *climb(const struct tdict *d, int level,
-					   uint64_t id, int target, int depth)
+/*
+ * Every component of @target that (@level, @id) leads up to, each once:
+ * an operator of a plan that two clients run links to both runs.
+ */
+static size_t climb(const struct tdict *d, int level, uint64_t id, int target, int depth,
+		    const struct tdict_component **out, size_t n, size_t max)
 {
 	const struct tdict_link *links;
-	size_t i, n;
+	const struct tdict_component *c;
+	size_t i, j, nr_links;
 
-	if (level == target)
-		return tdict_component(d, level, id);
+	if (level == target) {
+		c = tdict_component(d, level, id);
+		if (!c || n == max)
+			return n;
+		for (j = 0; j < n; j++)
+			if (out[j] == c)
+				return n;
+		out[n++] = c;
+		return n;
+	}
 	if (level > target || depth > MAX_DEPTH)
-		return NULL;
-	links = tdict_component_links(d, level, id, &n);
-	for (i = 0; i < n; i++) {
-		const struct tdict_component *c;
-
+		return n;
+	links = tdict_component_links(d, level, id, &nr_links);
+	for (i = 0; i < nr_links && n < max; i++) {
 		if (links[i].upper_level > target)
 			continue;
-		c = climb(d, links[i].upper_level, links[i].upper_id, target, depth + 1);
-		if (c)
-			return c;
+		n = climb(d, links[i].upper_level, links[i].upper_id, target, depth + 1,
+			  out, n, max);
 	}
-	return NULL;
+	return n;
+}
+
+size_t dict_climb_all(const struct tdict *d, int level, uint64_t id, int target,
+		      const struct tdict_component **out, size_t max)
+{
+	return climb(d, level, id, target, 0, out, 0, max);
 }
 
 const struct tdict_component *dict_climb(const struct tdict *d, int level,
 					 uint64_t id, int target)
 {
-	return climb(d, level, id, target, 0);
+	const struct tdict_component *c = NULL;
+
+	return dict_climb_all(d, level, id, target, &c, 1) ? c : NULL;
 }
 
 static bool reaches(const struct tdict *d, int level, uint64_t id, int to_level,
@@ -78,8 +96,13 @@ const struct tdict_component *dict_tag_component(const struct tdict *d, int leve
 	size_t i, n;
 
 	*ambiguous = false;
-	if (level <= target)
-		return dict_climb(d, level, id, target);
+	if (level <= target) {
+		const struct tdict_component *up[2];
+
+		n = dict_climb_all(d, level, id, target, up, 2);
+		*ambiguous = n > 1;
+		return n ? up[0] : NULL;
+	}
 	if (!tdict_component(d, level, id))
 		return NULL;
 	c = dict_level_components(d, target, &n);

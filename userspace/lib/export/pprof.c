@@ -6,8 +6,10 @@
  * Each frame of a stack (query, pipeline, operator, function, source
  * line) is a Location with one Line whose Function bears the frame's
  * name, so pprof's flame graph shows the plan.  Samples carry the dictionary
- * levels of their stack as string labels (query, pipeline, operator) and
- * tid, pid and tag as numbers, each with a num_unit: Go's reader drops a
+ * levels of their stack as string labels (pipeline, operator), the query
+ * they ran for whenever a dictionary declares that level (whatever the
+ * stack: the query execution's name, or where no query was reached the
+ * bucket, such as "[kernel]"), and tid, pid and tag as numbers, each with a num_unit: Go's reader drops a
  * numeric label of 0 that has none.  Values: samples/count and
  * cpu/nanoseconds (the samples' periods where the event is a clock, else
  * the samples times their mean spacing).
@@ -205,6 +207,13 @@ static void sample(struct pprof *pp, const struct agg_stack_count *sc, bool ns_p
 		pb_uint(&pp->sub, LABEL_STR, str(pp, r->name));
 		pb_message(&pp->msg, SAMPLE_LABEL, &pp->sub);
 	}
+	if (attr_has_queries(attr)) {
+		uint32_t q = attr_outcome_query(attr, sc->outcome);
+
+		pb_uint(&pp->sub, LABEL_KEY, str(pp, ATTR_QUERY_LEVEL));
+		pb_uint(&pp->sub, LABEL_STR, str(pp, q != ATTR_NONE ? attr_row(attr, q)->name : ""));
+		pb_message(&pp->msg, SAMPLE_LABEL, &pp->sub);
+	}
 	num_label(pp, "tid", sc->tid, "id");
 	num_label(pp, "pid", sc->pid, "id");
 	if (sc->has_tag)
@@ -254,7 +263,8 @@ static int write_pprof(const struct export_profile *p, FILE *out)
 	for (l = 0; l < attr_nr_stack_levels(p->attr) && l < MAX_FRAMES; l++) {
 		const char *name = attr_stack_level_name(p->attr, l);
 
-		if (strcmp(name, "function") && strcmp(name, "line") && strcmp(name, "instruction"))
+		if (strcmp(name, "function") && strcmp(name, "line") && strcmp(name, "instruction") &&
+		    !(attr_has_queries(p->attr) && !strcmp(name, ATTR_QUERY_LEVEL)))
 			pp.label_level[pp.nr_label_levels++] = l;
 	}
 	str(&pp, "");	/* string 0 is the empty string */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Plots as inline SVG, no script (tailor/export.h): component activity
- * over time (seed 000, Figures 7 and 11) and data addresses per component
- * over time (Figure 12).
+ * over time (seed 000, Figures 7 and 11), data addresses per component
+ * over time (Figure 12), and per-thread lanes of the query and component
+ * each thread ran.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -126,5 +127,97 @@ int svg_memory(const struct agg *g, FILE *out)
 	legend(g, out, rank, LEFT + WIDTH + 12, TOP);
 	fputs("</svg>\n", out);
 	free(rank);
+	return ferror(out) ? 1 : 0;
+}
+
+#define LANE_HEIGHT	14
+#define LANE_LABEL	200
+#define LANE_COLUMNS	360
+#define LANE_MAX	64
+
+static void lane_key_name(const struct agg *g, const struct agg_lane_key *k, FILE *out)
+{
+	if (k->query != ATTR_NONE && attr_row(g->attr, k->query)->kind == ROW_COMPONENT) {
+		xml_str(out, attr_row(g->attr, k->query)->name);
+		fputs(": ", out);
+	}
+	xml_str(out, attr_row(g->attr, k->row)->name);
+}
+
+/*
+ * Per-thread lanes: a lane per thread, coloured by the (query, component)
+ * that ran longest in each of its columns; white where it ran nothing.
+ */
+int svg_lanes(const struct agg *g, FILE *out)
+{
+	size_t nkeys, t, c, shown = g->nr_threads < LANE_MAX ? g->nr_threads : LANE_MAX;
+	struct agg_lane_key *keys = agg_lane_keys(g, &nkeys);
+	uint64_t col_ns = g->span_ns / LANE_COLUMNS + 1;
+	double cw = (double)WIDTH / LANE_COLUMNS;
+	int *grid = keys ? agg_lane_grid(g, keys, nkeys, col_ns, LANE_COLUMNS) : NULL;
+	int height = TOP + (int)shown * (LANE_HEIGHT + 2) + 40, k, tick;
+	char t1[32];
+
+	if (!keys || !grid) {
+		free(keys);
+		free(grid);
+		return 1;
+	}
+	if (height < TOP + 14 * NR_COLOURS + 20)
+		height = TOP + 14 * NR_COLOURS + 20;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
+		LANE_LABEL + WIDTH + LEGEND + 100, height);
+	fprintf(out, "<text x=\"%d\" y=\"14\" font-size=\"12\">what each thread ran: query and %s over time</text>\n",
+		LANE_LABEL, attr_level_name(g->attr));
+	for (t = 0; t < shown; t++) {
+		const struct agg_thread *th = &g->threads[t];
+		int y = TOP + (int)t * (LANE_HEIGHT + 2);
+
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%u/%u ",
+			LANE_LABEL - 6, y + LANE_HEIGHT - 3, th->pid, th->tid);
+		xml_str(out, th->name);
+		fputs("</text>\n", out);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#ddd\"/>\n",
+			LANE_LABEL, y, WIDTH, LANE_HEIGHT);
+		for (c = 0; c < LANE_COLUMNS; c++) {
+			size_t end = c;
+
+			k = grid[t * LANE_COLUMNS + c];
+			if (k < 0)
+				continue;
+			while (end + 1 < LANE_COLUMNS && grid[t * LANE_COLUMNS + end + 1] == k)
+				end++;
+			fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>",
+				LANE_LABEL + c * cw, y, (double)(end - c + 1) * cw, LANE_HEIGHT,
+				k < NR_COLOURS - 1 ? palette[k] : palette[NR_COLOURS - 1]);
+			lane_key_name(g, &keys[k], out);
+			fprintf(out, " (from %s)</title></rect>\n",
+				fmt_ns(g->opt.from_ns + (g->span_ns / LANE_COLUMNS) * c, t1, sizeof(t1)));
+			c = end;
+		}
+	}
+	if (shown < g->nr_threads)
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">and %zu more threads (--tid selects)</text>\n",
+			LANE_LABEL, TOP + (int)shown * (LANE_HEIGHT + 2) + 10, g->nr_threads - shown);
+	for (tick = 0; tick <= 4; tick++)
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+			LANE_LABEL + tick * WIDTH / 4, TOP + (int)shown * (LANE_HEIGHT + 2) + 26,
+			fmt_ns(g->opt.from_ns + g->span_ns / 4 * tick, t1, sizeof(t1)));
+	for (k = 0; k < (int)nkeys && k < NR_COLOURS - 1; k++) {
+		int x = LANE_LABEL + WIDTH + 12, y = TOP + 14 * k;
+
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" font-size=\"11\">", x, y, palette[k], x + 14, y + 9);
+		lane_key_name(g, &keys[k], out);
+		fputs("</text>\n", out);
+	}
+	if ((int)nkeys >= NR_COLOURS)
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" font-size=\"11\">other</text>\n",
+			LANE_LABEL + WIDTH + 12, TOP + 14 * (NR_COLOURS - 1), palette[NR_COLOURS - 1],
+			LANE_LABEL + WIDTH + 26, TOP + 14 * (NR_COLOURS - 1) + 9);
+	fputs("</svg>\n", out);
+	free(keys);
+	free(grid);
 	return ferror(out) ? 1 : 0;
 }

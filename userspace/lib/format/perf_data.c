@@ -43,6 +43,7 @@ struct perf_data {
 	struct perf_attr_info attrs[MAX_ATTRS];
 	int nr_attrs;
 	bool by_identifier;	/* samples name their attribute */
+	bool exec_seen;		/* the first exec, the command's, was counted */
 	uint64_t malformed;
 };
 
@@ -603,6 +604,17 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
 			info->nr_mappings++;
+			break;
+		case PERF_RECORD_COMM:
+			/*
+			 * perf record -- COMMAND: the command's exec comes before
+			 * any sample; processes it forks exec later.
+			 */
+			if (!info->nr_samples && !p->exec_seen && (h.misc & MISC_COMM_EXEC) &&
+			    h.size >= sizeof(h) + 8) {
+				info->target_pid = (uint32_t)u64_at(rec + sizeof(h));
+				p->exec_seen = true;
+			}
 			break;
 		case PERF_RECORD_LOST:
 			if (h.size >= sizeof(h) + 16)

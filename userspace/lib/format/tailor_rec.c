@@ -263,6 +263,11 @@ static void take_meta(struct tailor_rec *t, const struct tlr_record *rec)
 		info->shift = (uint32_t)v;
 	tlr_kv_get_u64(rec->payload, rec->size, "start_wall_ns", &info->start_wall_ns);
 	tlr_kv_get(rec->payload, rec->size, "event", info->event, sizeof(info->event));
+	tlr_kv_get(rec->payload, rec->size, "target", source, sizeof(source));
+	if (strcmp(source, "all-cpus") &&
+	    !tlr_kv_get_u64(rec->payload, rec->size, "pid", &v) && v <= UINT32_MAX)
+		info->target_pid = (uint32_t)v;
+	source[0] = 0;
 	tlr_kv_get(rec->payload, rec->size, "source_used", source, sizeof(source));
 	if (!strcmp(source, "timer")) {
 		/* The software clock: a sample every period, in ns. */

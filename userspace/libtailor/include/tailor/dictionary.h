@@ -48,6 +48,12 @@ int tailor_dict_shared_line(struct tailor_dict *d, const char *file,
 /* The tag register holds @level's component id in bits [shift, shift+bits). */
 int tailor_dict_tag_field(struct tailor_dict *d, int level, unsigned int shift,
 			  unsigned int bits);
+/*
+ * The per-thread tag word (tailor/tag_word.h) holds @level's component id
+ * in bits [shift, shift+bits); where it names one, it decides first.
+ */
+int tailor_dict_tag_word_field(struct tailor_dict *d, int level, unsigned int shift,
+			       unsigned int bits);
 
 /* Abstraction Trackers. */
 int tailor_track_push(struct tailor_dict *d, int level, uint64_t id);
