@@ -581,6 +581,8 @@ static void describe_event(struct perf_data *p)
 static int count_events(struct perf_data *p, char *err, size_t errlen)
 {
 	struct session_info *info = &p->fr.info;
+	uint64_t first_exec = 0;
+	uint32_t exec_pid = 0;
 	const uint8_t *at = p->data, *rec;
 	struct perf_event_header h;
 	struct tev_sample s;
@@ -607,13 +609,18 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 			break;
 		case PERF_RECORD_COMM:
 			/*
-			 * perf record -- COMMAND: the command's exec comes before
-			 * any sample; processes it forks exec later.
+			 * perf record -- COMMAND: the command's exec is the first,
+			 * in time (the file holds each CPU's buffer in turn);
+			 * processes it forks exec later.
 			 */
-			if (!info->nr_samples && !p->exec_seen && (h.misc & MISC_COMM_EXEC) &&
-			    h.size >= sizeof(h) + 8) {
-				info->target_pid = (uint32_t)u64_at(rec + sizeof(h));
-				p->exec_seen = true;
+			if ((h.misc & MISC_COMM_EXEC) && h.size >= sizeof(h) + 8) {
+				uint64_t t = event_time(p, rec, &h);
+
+				if (!p->exec_seen || t < first_exec) {
+					first_exec = t;
+					exec_pid = (uint32_t)u64_at(rec + sizeof(h));
+					p->exec_seen = true;
+				}
 			}
 			break;
 		case PERF_RECORD_LOST:
@@ -644,6 +651,9 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 		snprintf(info->problem, sizeof(info->problem),
 			 "%llu malformed events skipped", (unsigned long long)p->malformed);
 	}
+	/* An exec after the first sample is a child's (perf record -p, -a). */
+	if (p->exec_seen && (!info->nr_samples || first_exec <= info->first_time))
+		info->target_pid = exec_pid;
 	return 0;
 }
 
