@@ -105,7 +105,7 @@ fi
 conc=$out/concurrent
 names="alone-fig3 alone-twojoins mixed"
 exports=()
-for n in $names; do exports+=(--export "$n.folded" --export "$n.out" --export "$n.qcsv"); done
+for name in $names; do exports+=(--export "$name.folded" --export "$name.out" --export "$name.qcsv"); done
 "$top/scripts/profile-engine.sh" --box --out "$conc" "${exports[@]}" -- \
 	"$top/tests/engine/concurrent-steps.sh" >"$out/concurrent.log" 2>&1
 rc=$?

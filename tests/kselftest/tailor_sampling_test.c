@@ -47,18 +47,6 @@ __asm__(".text\n"
  */
 #define IN_LOOP_MIN_PERCENT	95
 
-static bool in_loop(uint64_t ip)
-{
-	return ip >= (uintptr_t)tagged_spin_loop && ip < (uintptr_t)tagged_spin_end;
-}
-
-static void skip_unless_loaded(struct __test_metadata *_metadata)
-{
-	if (access(TAILOR_DEVICE, F_OK)) {
-		SKIP(return, "%s missing: load tailor.ko first", TAILOR_DEVICE);
-	}
-}
-
 /* Configure @fd for @cfg, start, release the child, collect until exit. */
 static void record_child(struct __test_metadata *_metadata, int fd,
 			 struct tailor_config *cfg, pid_t child, int go_fd,
@@ -91,7 +79,7 @@ TEST(r15_tag_and_ip_of_user_samples)
 	int fd, go_fd, slot;
 	pid_t child;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
 	child = spawn_tagged_child(TAG, 1500000000ull, &go_fd);
@@ -132,7 +120,7 @@ TEST(tsc_monotonic_per_cpu_and_spaced_by_period)
 	int fd, go_fd = -1;
 	pid_t child;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, tailor_info(&info));
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
@@ -199,7 +187,7 @@ TEST(stats_add_up_per_cpu)
 	uint32_t i;
 	pid_t child;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
 	child = spawn_tagged_child(TAG, 300000000ull, &go_fd);
@@ -233,7 +221,7 @@ TEST(stalled_reader_loses_and_says_so)
 	int fd, go_fd = -1;
 	pid_t child;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
 	child = spawn_tagged_child(TAG, 500000000ull, &go_fd);
@@ -275,7 +263,7 @@ TEST(several_sessions_at_once)
 	pid_t a, c;
 	size_t k;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	a = spawn_tagged_child(0xaaa, 400000000ull, &go_a);
 	c = spawn_tagged_child(0xbbb, 400000000ull, &go_b);
 	ASSERT_LT(0, a);
@@ -371,7 +359,7 @@ TEST(threads_before_and_after_start)
 	pid_t child;
 	size_t k;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, pipe(go_p));
 	ASSERT_EQ(0, pipe(tid_p));
 	child = fork();
@@ -430,7 +418,7 @@ TEST(all_cpus_sees_the_spinner)
 	int fd, go_fd = -1;
 	pid_t child;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, tailor_info(&info));
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
@@ -477,7 +465,7 @@ TEST(kernel_samples_carry_user_regs)
 	pid_t child;
 	char c;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, tailor_info(&info));
 	entry_ip = info.caps & TAILOR_CAP_ENTRY_IP;
 	ASSERT_EQ(0, pipe(go_p));

@@ -28,17 +28,6 @@ TAILOR_TAG_WORD_DEFINE;
 #define PHASES		12
 #define QUERIES		3
 
-static bool in_loop(uint64_t ip)
-{
-	return ip >= (uintptr_t)tagged_spin_loop && ip < (uintptr_t)tagged_spin_end;
-}
-
-static void skip_unless_loaded(struct __test_metadata *_metadata)
-{
-	if (access(TAILOR_DEVICE, F_OK))
-		SKIP(return, "%s missing: load tailor.ko first", TAILOR_DEVICE);
-}
-
 /* Spin for @ns of this thread's CPU time with @tag in r15. */
 static void spin_cpu_ns(uint64_t tag, uint64_t ns)
 {
@@ -117,7 +106,7 @@ TEST(identical_code_told_apart_by_the_word_alone)
 	size_t i, in = 0, right = 0, wrong = 0, bad = 0, per_query[QUERIES + 1] = {};
 	int fd;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	fd = open_session(_metadata, &cfg, tailor_tag_word_offset());
 	ASSERT_EQ(0, pthread_barrier_init(&start, NULL, THREADS + 1));
 	for (i = 0; i < THREADS; i++) {
@@ -164,7 +153,7 @@ TEST(a_thread_that_never_set_the_word_reads_zero)
 	size_t i, in = 0, zero = 0;
 	int fd;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, tailor_tag_word);
 	fd = open_session(_metadata, &cfg, tailor_tag_word_offset());
 	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
@@ -219,7 +208,7 @@ TEST(word_unmapped_mid_run_is_flagged_never_wrong)
 	uint64_t *page;
 	int fd;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	page = page_near_tp();
 	ASSERT_NE(NULL, page);
 	page[0] = 0x77;
@@ -261,7 +250,7 @@ TEST(offset_into_nowhere_is_flagged)
 	uint64_t *page;
 	int fd;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	/* A page that was ours and is no more: nothing is mapped there. */
 	page = page_near_tp();
 	ASSERT_NE(NULL, page);
@@ -291,7 +280,7 @@ TEST(abi_1_clients_keep_working_and_cannot_ask_for_the_word)
 	struct tailor_config cfg;
 	int fd;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
 
@@ -438,7 +427,7 @@ TEST(forked_children_sampled_when_asked_never_with_the_targets_word)
 {
 	struct fork_counts with, without;
 
-	skip_unless_loaded(_metadata);
+	SKIP_UNLESS_LOADED();
 	record_forking_target(_metadata, true, &with);
 	/* 300 ms each at 1 kHz: demand a sixth, whatever TCG does. */
 	EXPECT_LE(50, with.parent_word);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,23 @@ __asm__(".text\n"
 	"	pop %r15\n"
 	"	ret\n"
 	".size tagged_spin, .-tagged_spin\n");
+
+/* Whether @ip lies in tagged_spin()'s loop, where r15 is its tag. */
+static inline bool in_loop(uint64_t ip)
+{
+	return ip >= (uintptr_t)tagged_spin_loop && ip < (uintptr_t)tagged_spin_end;
+}
+
+/*
+ * SKIP the test unless tailor.ko is loaded; a macro, since the harness
+ * (included after this header) defines SKIP and the test's metadata.
+ */
+#define SKIP_UNLESS_LOADED()						\
+	do {								\
+		if (access(TAILOR_DEVICE, F_OK))			\
+			SKIP(return, "%s missing: load tailor.ko first", \
+			     TAILOR_DEVICE);				\
+	} while (0)
 
 static inline uint64_t now_ns(void)
 {
