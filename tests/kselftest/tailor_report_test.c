@@ -71,11 +71,12 @@ static double share_of(const char *csv, const char *name)
  * Exact attribution is the golden tests' job; this checks the chain on a
  * real kernel.
  */
-#define EXPECT_SHARE(want, got) do {					\
-	double _want = (want), _got = (got);				\
-	EXPECT_TRUE(_got >= _want - 5.0 && _got <= _want + 5.0)		\
-		TH_LOG("%s: %.2f%%, measured %.2f%% +- 5", #got, _got, _want); \
+#define EXPECT_SHARE_WITHIN(want, got, points) do {			\
+	double _want = (want), _got = (got), _pts = (points);		\
+	EXPECT_TRUE(_got >= _want - _pts && _got <= _want + _pts)	\
+		TH_LOG("%s: %.2f%%, measured %.2f%% +- %.2f", #got, _got, _want, _pts); \
 } while (0)
+#define EXPECT_SHARE(want, got)	EXPECT_SHARE_WITHIN(want, got, 5.0)
 
 static double attributed(const char *csv)
 {
@@ -163,10 +164,21 @@ static void expect_split(struct __test_metadata *_metadata, const char *csv,
 			 const char *times)
 {
 	struct split t = measured(times);
+	/*
+	 * The measured split is thread CPU time, kernel time in the thread's
+	 * context included (softirqs run there too), while kernel samples
+	 * that carry no user tag or entry IP (perf.data: perf captures the
+	 * kernel's registers) stay [kernel], belonging to no operator.  Each
+	 * such sample widens the bound by its share.  Seen once in the 6.1
+	 * box: 187 of 3102 samples in handle_softirqs, scan 24.0% against
+	 * a measured 29.8%, perf report agreeing with tailor to the sample.
+	 */
+	double kernel = share_of(csv, "[kernel]");
+	double points = 5.0 + (kernel > 0 ? kernel : 0);
 
-	EXPECT_SHARE(t.scan, op_share(csv, "scan"));
-	EXPECT_SHARE(t.join, op_share(csv, "join"));
-	EXPECT_SHARE(t.agg, op_share(csv, "agg"));
+	EXPECT_SHARE_WITHIN(t.scan, op_share(csv, "scan"), points);
+	EXPECT_SHARE_WITHIN(t.join, op_share(csv, "join"), points);
+	EXPECT_SHARE_WITHIN(t.agg, op_share(csv, "agg"), points);
 	EXPECT_LE(99.0, attributed_in_engine(csv));
 }
 
