@@ -63,6 +63,10 @@ const char *row_name(const struct report *r, uint32_t row);
 /* "## query fig3 #1: 300 samples (12.50% of all)": a section's title line. */
 const char *query_title(const struct report *r, struct doc *d, uint32_t query,
 			uint64_t samples);
+/* --by-query's JSON table of the queries, and its row for one of them. */
+struct doc_table *queries_table(struct doc *d);
+void queries_row(const struct report *r, struct doc *d, struct doc_table *t,
+		 uint32_t query, uint64_t samples);
 /* The lanes view's column width (view_lanes.c). */
 uint64_t lanes_column_ns(const struct report *r);
 

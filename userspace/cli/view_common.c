@@ -33,6 +33,25 @@ const char *query_title(const struct report *r, struct doc *d, uint32_t query,
 			  agg_share(&r->agg, samples));
 }
 
+struct doc_table *queries_table(struct doc *d)
+{
+	static const struct doc_column cols[] = {
+		{ .name = "query", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
+		{ .name = "share", .type = DOC_SHARE },
+	};
+
+	return doc_table(d, "queries", DOC_JSON, cols, 3);
+}
+
+void queries_row(const struct report *r, struct doc *d, struct doc_table *t,
+		 uint32_t query, uint64_t samples)
+{
+	doc_row(d, t, 0);
+	doc_cell(d, t, doc_str(row_name(r, query)));
+	doc_cell(d, t, doc_u64(samples));
+	doc_cell(d, t, doc_share(agg_share(&r->agg, samples)));
+}
+
 /* "operators", "queries": a level's name for many. */
 static const char *plural(const char *name, char *buf, size_t len)
 {

@@ -163,10 +163,6 @@ static void plan_other(const struct report *r, const struct agg *g, const struct
 /* With --by-query: a tree per query of the components linked to it or sampled in it. */
 static int build_plan_by_query(const struct report *r, struct doc *d)
 {
-	static const struct doc_column query_cols[] = {
-		{ .name = "query", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
-		{ .name = "share", .type = DOC_SHARE },
-	};
 	struct doc_column data_cols[NR_PLAN_COLS + 3];
 	const struct agg *g = &r->agg;
 	size_t nr = attr_nr_rows(r->attr), i, j, n;
@@ -207,16 +203,13 @@ static int build_plan_by_query(const struct report *r, struct doc *d)
 	report_meta(r, d);
 	doc_meta(d, NULL, "no_query", doc_u64(none));
 	data = doc_table(d, "plan", DOC_DATA, data_cols, NR_PLAN_COLS + 3);
-	queries = doc_table(d, "queries", DOC_JSON, query_cols, 3);
+	queries = queries_table(d);
 	for (i = 0; i < n && !ret; i++) {
 		if (agg_query_part(g, q[i], &part)) {
 			ret = -1;
 			break;
 		}
-		doc_row(d, queries, 0);
-		doc_cell(d, queries, doc_str(row_name(r, q[i])));
-		doc_cell(d, queries, doc_u64(part.total));
-		doc_cell(d, queries, doc_share(agg_share(g, part.total)));
+		queries_row(r, d, queries, q[i], part.total);
 		for (j = 0; j < nr; j++)
 			include[j] = in_plan(attr_row(r->attr, j)) &&
 				     (agg_row_samples(&part, j) || attr_row_reaches(r->attr, (uint32_t)j, q[i]));

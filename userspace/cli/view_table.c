@@ -76,10 +76,6 @@ static int build_by_query(const struct report *r, struct doc *d)
 		{ .name = "query_samples", .type = DOC_U64 },
 		{ .name = "query_share", .type = DOC_SHARE },
 	};
-	static const struct doc_column query_cols[] = {
-		{ .name = "query", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
-		{ .name = "share", .type = DOC_SHARE },
-	};
 	const struct agg *g = &r->agg;
 	struct doc_table *data, *queries, *text;
 	uint32_t *q = NULL;
@@ -94,16 +90,13 @@ static int build_by_query(const struct report *r, struct doc *d)
 	doc_header(d, "# by query: %zu sections, most samples first; shares within each query", n);
 	report_meta(r, d);
 	data = doc_table(d, "rows", DOC_DATA, data_cols, 7);
-	queries = doc_table(d, "queries", DOC_JSON, query_cols, 3);
+	queries = queries_table(d);
 	for (i = 0; i < n && !ret; i++) {
 		if (agg_query_part(g, q[i], &part)) {
 			ret = -1;
 			break;
 		}
-		doc_row(d, queries, 0);
-		doc_cell(d, queries, doc_str(row_name(r, q[i])));
-		doc_cell(d, queries, doc_u64(part.total));
-		doc_cell(d, queries, doc_share(agg_share(g, part.total)));
+		queries_row(r, d, queries, q[i], part.total);
 		text = text_table(r, d);
 		doc_table_title(d, text, "%s", query_title(r, d, q[i], part.total));
 		ret = table_rows(r, &part, d, data, text, q[i], &hidden);
