@@ -101,7 +101,7 @@ fi
 # Concurrent queries: fig3 and twojoins alone on two workers, then two
 # clients running both at once on the same two workers.  Each client's run
 # of a query is told apart by the tag word only (the same generated code
-# serves both clients); its operator shares must match the query's alone.
+# serves both clients).
 conc=$out/concurrent
 names="alone-fig3 alone-twojoins mixed"
 exports=()
@@ -147,12 +147,33 @@ if [ $rc -eq 0 ]; then
 		"$out/alone.shares" "$out/mixed.shares" | sort >"$out/distance"
 fi
 runs=$(wc -l <"$out/distance" 2>/dev/null || echo 0)
-if [ $rc -eq 0 ] && [ "$runs" -eq 4 ] &&
-   awk -F'\t' '$2 < 1000 || $3 > 5 { bad = 1 } END { exit bad }' "$out/distance"; then
-	ok "each client's run of a query: operator shares within 5 points of the query alone ($(awk -F'\t' '{ printf "%s%s %d samples, %.1f", s, $1, $2, $3; s = "; " }' "$out/distance"))"
+# Told apart by the tag word alone, each client's run of a query must get
+# samples of its own, and none of the other query's operators: a run
+# attributed by the shared code's links alone would give every sample to
+# the first run.  (0.02% of one run, one sample, was seen in 3 runs.)
+foreign=$(awk -F'\t' '
+	NR == FNR { if ($2 != "(samples)") ops[$1 "\t" $2] = 1; next }
+	{
+		q = $1; sub(/ \(client [0-9]+\)$/, "", q)
+		if (q == $1 || $2 == "(samples)") next
+		if (!((q "\t" $2) in ops)) bad[$1] += $3
+	}
+	END { for (r in bad) if (bad[r] >= 0.5) { printf "%s%s %.2f%%", s, r, bad[r]; s = "; " } }' \
+	"$out/alone.shares" "$out/mixed.shares" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$runs" -eq 4 ] && [ -z "$foreign" ] &&
+   awk -F'\t' '$2 < 1000 { bad = 1 } END { exit bad }' "$out/distance"; then
+	ok "each client's run of a query: 1000+ samples of its own, no other query's operators"
 else
 	cat "$out/alone.shares" "$out/mixed.shares" "$out/distance" >"$out/why" 2>/dev/null
-	not_ok "per-query operator shares, concurrent vs alone" "$out/why"
+	not_ok "per-client runs told apart by the tag word (foreign operators: ${foreign:-none})" "$out/why"
+fi
+# The operator shares of each run against the query run alone, printed,
+# not judged: on this TCG box the same query alone differs by up to 6.6
+# points between runs (fig3's HashJoin#3: 58.7 to 65.3% in three runs,
+# 2026-11-23), and concurrency shifts real cost too (a run that overlapped
+# twojoins took 34% more CPU by the engine's own clock, its hash join most).
+if [ -s "$out/distance" ]; then
+	echo "# operator shares against the query alone, largest distance per run: $(awk -F'\t' '{ printf "%s%s %d samples, %.1f points (%s)", s, $1, $2, $3, $4; s = "; " }' "$out/distance")"
 fi
 
 tap_totals

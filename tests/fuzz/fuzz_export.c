@@ -11,6 +11,7 @@
  * every sample once; the lanes plot is drawn too.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,41 @@ static void check_lanes(const struct agg *g)
 		abort();
 }
 
+/*
+ * The CMetric adds up: the costs share out exactly the threads' CMetric,
+ * critical is part of it, and no thread runs longer than the span.
+ */
+static void check_parallelism(const struct agg *g)
+{
+	const struct agg_parallelism *p = &g->par;
+	double costs = 0, critical = 0, threads = 0, slack;
+	uint64_t samples = 0, span = (uint64_t)(p->end_ns - p->begin_ns);
+	size_t i;
+
+	if (p->end_ns < p->begin_ns)
+		abort();
+	for (i = 0; i < p->nr_costs; i++) {
+		costs += p->costs[i].cm_ns;
+		critical += p->costs[i].critical_cm_ns;
+		samples += p->costs[i].samples;
+		if (p->costs[i].critical_cm_ns > p->costs[i].cm_ns * (1 + 1e-9) + 1e-6)
+			abort();
+	}
+	for (i = 0; i < p->nr_threads; i++) {
+		threads += p->threads[i].cm_ns;
+		/* Each interval's ns rounds down on its own; absurd spans saturate. */
+		if ((p->end_ns < INT64_MAX / 8 && p->begin_ns > -INT64_MAX / 8 &&
+		     p->threads[i].running_ns > span + p->threads[i].switches + 2) ||
+		    p->threads[i].cm_ns < 0)
+			abort();
+	}
+	slack = 1e-6 * (p->cm_ns > 1 ? p->cm_ns : 1) + 1e-3;
+	if (fabs(costs - p->cm_ns) > slack || fabs(threads - p->cm_ns) > slack ||
+	    fabs(critical - p->critical_cm_ns) > slack || samples != p->samples ||
+	    p->samples_outside > p->samples)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const stack[] = { "function", "line" };
@@ -116,7 +152,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct session_options so = { .tag_reg = 23, .tsc_khz = 1000000 };
 	struct attr_options ao = { .level = "function", .stack = stack, .nr_stack = 2 };
 	struct agg_options go = { .lines = true, .buckets = true, .memory = true,
-				  .stacks = true, .slices = true, .lanes = true };
+				  .stacks = true, .slices = true, .lanes = true,
+				  .parallelism = true };
 	struct redirect r = { .events = { .mmap = redirect_mmap, .fork = redirect_other } };
 	struct symbolizer *sym;
 	struct attributor *a;
@@ -149,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		check_slices(&g, 2);
 		check_lanes(&g);
+		check_parallelism(&g);
 		{
 			char *text = NULL;
 			size_t len = 0;

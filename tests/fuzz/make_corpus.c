@@ -71,11 +71,17 @@ static int every_type(struct tlr_writer *w)
 			      .flags = TLR_COMM_EXEC };
 	struct tlr_task t = { .tsc = 3, .event = TLR_TASK_FORK, .pid = 100,
 			      .tid = 101, .ppid = 100, .ptid = 100 };
+	struct tlr_switch out = { .tsc = 4, .pid = 100, .tid = 101, .cpu = 1,
+				  .flags = TLR_SWITCH_OUT, .other_pid = -1, .other_tid = -1 };
+	struct tlr_switch in = { .tsc = 5, .pid = 100, .tid = 101, .cpu = 0,
+				 .other_pid = -1, .other_tid = -1 };
 
 	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
 	       put(w, TLR_MMAP, &m, sizeof(m), path, sizeof(path)) ||
 	       put(w, TLR_COMM, &c, sizeof(c), name, sizeof(name)) ||
 	       put(w, TLR_TASK, &t, sizeof(t), NULL, 0) ||
+	       put(w, TLR_SWITCH, &out, sizeof(out), NULL, 0) ||
+	       put(w, TLR_SWITCH, &in, sizeof(in), NULL, 0) ||
 	       put_samples(w, 32, 2) ||
 	       put(w, 77, "future", 6, NULL, 0) ||
 	       put_samples(w, 32, 1) ||

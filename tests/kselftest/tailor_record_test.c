@@ -7,6 +7,7 @@
  * checked through 'tailor dump'.  Needs tailor.ko loaded and root.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <dirent.h>
 #include <grp.h>
 #include <sys/mount.h>
@@ -479,6 +480,93 @@ TEST(tag_word_from_the_executables_symbol)
 	ASSERT_EQ(1, r.status);
 	ASSERT_NE(NULL, strstr(r.err, "defines no thread-local symbol 'no_such_word'"))
 		TH_LOG("%s", r.err);
+}
+
+/*
+ * Context switches: every sleep of tw_switch, bracketed by rdtscp before
+ * and after, must show one switch out (blocked) and one in within its
+ * bracket.  On a stock kernel the switch times are perf times converted
+ * to TSC (sideband_clock=perf); how far a switch may fall outside its
+ * bracket is the conversion error, measured here: goal under 5 us.  The
+ * tightest brackets bound it from the other side; both are logged.
+ */
+TEST(switches_fall_in_their_rdtsc_brackets)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_switch", "200", "300", NULL };
+	char *dargv[] = { TAILOR, "dump", "--switches", OUT, NULL };
+	struct run r, d;
+	uint64_t b0[256], b1[256], outs[1024], ins[1024];
+	long nb = 0, nout = 0, nin = 0, tid, k, i = 0, j = 0, found = 0;
+	long long khz, worst_out = LLONG_MAX, worst_in = LLONG_MAX;
+	char buf[256];
+	const char *p;
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "tid=")) TH_LOG("%s", r.out);
+	tid = atol(strstr(r.out, "tid=") + 4);
+	for (p = r.out; (p = strstr(p, "bracket=")) != NULL && nb < 256; p++) {
+		unsigned long long a, b;
+
+		if (sscanf(p, "bracket=%llu,%llu", &a, &b) == 2) {
+			b0[nb] = a;
+			b1[nb++] = b;
+		}
+	}
+	ASSERT_EQ(200, nb);
+	run(&d, dargv);
+	ASSERT_EQ(0, d.status) TH_LOG("%s", d.err);
+	ASSERT_STREQ("recorded", field(d.out, "meta.switches", buf, sizeof(buf)));
+	khz = field_ll(d.out, "meta.tsc_khz");
+	ASSERT_LT(0, khz);
+	for (p = d.out; (p = strstr(p, "\nswitch: ")) != NULL; p++) {
+		unsigned long long tsc;
+		unsigned int pid, t, cpu;
+		char how[32];
+
+		if (sscanf(p, "\nswitch: tsc=%llu pid=%u tid=%u cpu=%u %31s", &tsc, &pid, &t,
+			   &cpu, how) != 5 || (long)t != tid)
+			continue;
+		if (!strcmp(how, "out") && nout < 1024)
+			outs[nout++] = tsc;
+		else if (!strcmp(how, "in") && nin < 1024)
+			ins[nin++] = tsc;
+	}
+	TH_LOG("switches of tid %ld: %ld out blocked, %ld in; clock %s", tid, nout, nin,
+	       field(d.out, "meta.sideband_clock", buf, sizeof(buf)));
+	/*
+	 * Each bracket: the first blocked out after the previous bracket,
+	 * and the first in after that out.  gap_out = out - t0 and gap_in =
+	 * t1 - in; a negative gap is a switch outside its bracket.
+	 */
+	for (k = 0; k < nb; k++) {
+		uint64_t lo = k ? b1[k - 1] : 0;
+		long long gap_out, gap_in;
+
+		while (i < nout && outs[i] < lo)
+			i++;
+		if (i == nout)
+			break;
+		while (j < nin && ins[j] < outs[i])
+			j++;
+		if (j == nin)
+			break;
+		gap_out = (long long)(outs[i] - b0[k]);
+		gap_in = (long long)(b1[k] - ins[j]);
+		if (gap_out < worst_out)
+			worst_out = gap_out;
+		if (gap_in < worst_in)
+			worst_in = gap_in;
+		found++;
+		i++;
+	}
+	ASSERT_EQ(nb, found);
+	/* In ns: a switch may be off by e with -worst_out <= e <= worst_in. */
+	TH_LOG("conversion error bound: %.3f us <= e <= %.3f us (tightest brackets of %ld)",
+	       -worst_out * 1000.0 / khz, worst_in * 1000.0 / khz, found);
+	ASSERT_LE(-5LL * khz / 1000, worst_out);
+	ASSERT_LE(-5LL * khz / 1000, worst_in);
 }
 
 TEST(full_disk_cuts_cleanly_and_says_why)

@@ -48,11 +48,12 @@ struct sideband;
 enum sideband_target { SB_PROCESS, SB_ALL_CPUS };
 
 /*
- * Watch @pid (all its threads, present and future) or every CPU for
- * executable mmaps, comm and task events, emitted as recording records.
- * NULL (and a message) if perf_event_open is refused.
+ * Watch @pid (all its threads and children, present and future) or every
+ * CPU for executable mmaps, comm and task events, and with @switches
+ * context switches, emitted as recording records.  NULL (and a message)
+ * if perf_event_open is refused.
  */
-struct sideband *sideband_open(enum sideband_target target, pid_t pid);
+struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches);
 /* The fds to poll for data. */
 int sideband_fds(struct sideband *sb, int *fds, int max);
 /* Move what the kernel has buffered into the recording. */

@@ -14,7 +14,7 @@
 
 static int run_dump(const struct cli_command *cmd, int argc, char **argv);
 
-enum { OPT_SAMPLES = OPT_LONG_ONLY, OPT_MMAPS };
+enum { OPT_SAMPLES = OPT_LONG_ONLY, OPT_MMAPS, OPT_SWITCHES };
 
 static const struct cli_option dump_options[] = {
 	{ .id = 'i', .name = "input", .arg = "FILE",
@@ -27,6 +27,11 @@ static const struct cli_option dump_options[] = {
 		  "entry: rip is where the thread entered)" },
 	{ .id = OPT_MMAPS, .name = "mmaps",
 	  .help = "also print every executable mapping" },
+	{ .id = OPT_SWITCHES, .name = "switches",
+	  .help = "also print every context switch: tsc, pid, tid,\n"
+		  "cpu, in or out (preempted: still runnable), the\n"
+		  "thread on the other side where known, and how the\n"
+		  "time was taken (0 tsc, 1 converted perf time)" },
 	{ .id = 'h', .name = "help",
 	  .help = "this text" },
 	{ 0 }
@@ -51,7 +56,7 @@ struct thread_count {
 };
 
 struct dump_state {
-	uint64_t samples, batches, mmaps, comms, tasks, rounds, unknown;
+	uint64_t samples, batches, mmaps, comms, tasks, switches, rounds, unknown;
 	uint64_t first_tsc, last_tsc;
 	uint64_t regs_mask;
 	uint64_t flags_used;	/* TAILOR_CFG_* in force */
@@ -60,6 +65,7 @@ struct dump_state {
 	size_t nr_threads, cap_threads;
 	uint64_t print_samples;
 	bool print_mmaps;
+	bool print_switches;
 	bool have_meta, have_end;
 };
 
@@ -191,6 +197,18 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 	case TLR_TASK:
 		d->tasks++;
 		break;
+	case TLR_SWITCH: {
+		const struct tlr_switch *sw = rec->payload;
+
+		d->switches++;
+		if (d->print_switches)
+			printf("switch: tsc=%" PRIu64 " pid=%u tid=%u cpu=%u %s other_pid=%d other_tid=%d time_kind=%u\n",
+			       (uint64_t)sw->tsc, sw->pid, sw->tid, sw->cpu,
+			       !(sw->flags & TLR_SWITCH_OUT) ? "in" :
+			       (sw->flags & TLR_SWITCH_PREEMPTED) ? "out-preempted" : "out",
+			       sw->other_pid, sw->other_tid, sw->time_kind);
+		break;
+	}
 	case TLR_END:
 		d->have_end = true;
 		print_text("end", rec);
@@ -235,6 +253,9 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_MMAPS:
 			d.print_mmaps = true;
 			break;
+		case OPT_SWITCHES:
+			d.print_switches = true;
+			break;
 		case 'h':
 			usage_print(cmd, stdout);
 			return EXIT_OK;
@@ -257,9 +278,10 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		take_record(&d, &rec);
 
 	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\nmmaps: %" PRIu64
-	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nrounds: %" PRIu64
-	       "\nunknown_records: %" PRIu64 "\n",
-	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.rounds, d.unknown);
+	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nswitches: %" PRIu64
+	       "\nrounds: %" PRIu64 "\nunknown_records: %" PRIu64 "\n",
+	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.switches, d.rounds,
+	       d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);
 	if (d.flags_used & TAILOR_CFG_TAG_WORD)

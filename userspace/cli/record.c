@@ -36,7 +36,7 @@
 
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
-	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN,
+	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN, OPT_NO_SWITCHES,
 };
 
 static const struct cli_option record_options[] = {
@@ -92,6 +92,13 @@ static const struct cli_option record_options[] = {
 		  "sampled too, each with its own pid and name (an\n"
 		  "engine's compiler, its helpers); their tag word is\n"
 		  "0, since their TLS is not the target's." },
+	{ .id = OPT_NO_SWITCHES, .name = "no-switches",
+	  .help = "do not record context switches.  By default every\n"
+		  "switch of the target's threads (out, whether\n"
+		  "preempted or blocked, and in, with the CPU) is\n"
+		  "recorded from perf's side-band, for report --view\n"
+		  "parallelism; on a stock kernel their perf times\n"
+		  "are converted to TSC (meta sideband_clock=perf)." },
 	{ .id = 'a', .name = "all-cpus",
 	  .help = "sample every CPU (needs root)" },
 	{ .id = 'o', .name = "output", .arg = "FILE",
@@ -136,6 +143,7 @@ struct record_opts {
 	uint64_t regs_mask;
 	bool no_regs;
 	bool no_children;
+	bool no_switches;
 	bool data_addr;
 	const char *tag_word;	/* symbol or offset, as given; NULL: none */
 	uint32_t filter_flags;
@@ -281,6 +289,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_CHILDREN:
 			o->no_children = true;
+			break;
+		case OPT_NO_SWITCHES:
+			o->no_switches = true;
 			break;
 		case 'o':
 			if (!*val)
@@ -665,7 +676,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
 		"target=%s\npid=%d\ncommand=%s\n"
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n"
-		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\n",
+		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -681,7 +692,8 @@ static int write_meta(struct recorder *r, pid_t target)
 		r->sb ? sideband_clock_name(r->sb) : "none",
 		(int64_t)c->tag_word_offset,
 		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none",
-		(c->flags_used & TAILOR_CFG_CHILDREN) ? "followed" : "not followed");
+		(c->flags_used & TAILOR_CFG_CHILDREN) ? "followed" : "not followed",
+		r->sb && !o->no_switches ? "recorded" : "not recorded");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);
@@ -995,7 +1007,7 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		goto out_child;
 	}
 	raise_fd_limit();
-	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target);
+	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target, !o.no_switches);
 	if (!r.sb)
 		err_msg(o.command ? "recording without mappings: samples will not map to code" :
 			"recording only the mappings that exist now: code mapped later will not map");

@@ -22,7 +22,8 @@
 #define PROGRESS_SAMPLES	(4u << 20)
 
 const struct view *const views[] = {
-	&view_table, &view_plan, &view_source, &view_timeline, &view_memory, &view_lanes, NULL,
+	&view_table, &view_plan, &view_source, &view_timeline, &view_memory, &view_lanes,
+	&view_parallelism, NULL,
 };
 
 /* The --view and --format values, from their tables. */
@@ -49,7 +50,7 @@ static const char *const *format_names(void)
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
 	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
-	OPT_BY_QUERY,
+	OPT_BY_QUERY, OPT_CRITICAL,
 };
 
 static const struct cli_option report_options[] = {
@@ -98,8 +99,25 @@ static const struct cli_option report_options[] = {
 		  "per thread, a character per column of time (see\n"
 		  "--bucket) with a legend, '.' where it ran nothing;\n"
 		  "in CSV and JSON its runs: pid, tid, begin_ns,\n"
-		  "end_ns, query, component, samples",
+		  "end_ns, query, component, samples;\n"
+		  "parallelism: where the run was serial, from the\n"
+		  "context switches of one process's threads (--pid,\n"
+		  "else the recorded one): GAPP's CMetric, each\n"
+		  "interval between switches weighted by 1 / the\n"
+		  "threads able to run in it; per thread, and per\n"
+		  "query, component, function and line, ranked by\n"
+		  "the CMetric of the critical slices (see\n"
+		  "--critical), with the time N threads could run.\n"
+		  "CSV: the code table; JSON: also threads, slices,\n"
+		  "active, timeline and summary.  Needs switches:\n"
+		  "tailor record (by default) or perf record\n"
+		  "--switch-events",
 	  .choices = view_names },
+	{ .id = OPT_CRITICAL, .name = "critical", .arg = "N",
+	  .help = "parallelism view: a thread's timeslice is critical\n"
+		  "when the average number of threads able to run\n"
+		  "during it is at most N (default: half the most\n"
+		  "that ever could at once), e.g. 1 or 1.5" },
 	{ .id = OPT_BY_QUERY, .name = "by-query",
 	  .help = "table and plan views: a section per query (the\n"
 		  "dictionary level 'query', one execution of a query\n"
@@ -230,7 +248,7 @@ struct report_opts {
 	int nr_stack;
 	char stack_buf[512];
 	uint32_t tsc_khz;
-	bool tsc_from_module, kernel_apart, bucket_given;
+	bool tsc_from_module, kernel_apart, bucket_given, critical_given;
 	struct agg_options agg;
 	uint32_t *tids, *pids;
 	int top;
@@ -421,6 +439,14 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 			break;
 		case OPT_BY_QUERY:
 			o->by_query = true;
+			break;
+		case OPT_CRITICAL:
+			o->agg.critical_threshold = strtod(val, &end);
+			if (*end || end == val || !(o->agg.critical_threshold > 0) ||
+			    o->agg.critical_threshold > 1e6)
+				return usage_error(cmd, "invalid value '%s' for --critical: expected a number of threads above 0, like 1 or 1.5",
+						   val);
+			o->critical_given = true;
 			break;
 		case 'b':
 			if (parse_duration(val, &o->agg.bucket_ns) || !o->agg.bucket_ns)
@@ -674,7 +700,7 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 		.tag_pid = r->info->target_pid,
 		/* Who reads the query: its filter, its sections, lanes, pprof's label, the page. */
 		.queries = o->nr_queries || o->by_query || o->view == &view_lanes || o->html ||
-			   o->format == &export_pprof,
+			   o->format == &export_pprof || (needs & VIEW_NEEDS_STACK),
 	};
 	char err[1024], t1[32], t2[32];
 	uint64_t columns;
@@ -685,6 +711,11 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 		needs = 0;	/* a profile format exports the profile, not a view */
 		if (!o->nr_stack)
 			default_stack(o, dicts, !(o->format->needs & EXPORT_NEEDS_SLICES));
+		ao.stack = o->stack;
+		ao.nr_stack = o->nr_stack;
+	} else if ((needs & VIEW_NEEDS_STACK) || (o->html && r->info->nr_switches)) {
+		if (!o->nr_stack)
+			default_stack(o, dicts, true);
 		ao.stack = o->stack;
 		ao.nr_stack = o->nr_stack;
 	}
@@ -707,6 +738,20 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 	if ((needs & VIEW_NEEDS_ADDRESSES) && !r->info->has_addr)
 		return cmd_fail(cmd, "%s has no data addresses (record PEBS memory events with --data-addr)",
 				r->input);
+	if (needs & VIEW_NEEDS_SWITCHES) {
+		if (!r->info->nr_switches)
+			return cmd_fail(cmd, "%s has no context switches: record with tailor record (without --no-switches) or perf record --switch-events",
+					r->input);
+		if (o->agg.windowed)
+			return usage_error(cmd, "--time: the %s view covers the whole run", o->view->name);
+		if (o->agg.nr_pids > 1)
+			return usage_error(cmd, "--pid: the %s view is of one process's threads at a time",
+					   o->view->name);
+	}
+	/* The page shows the parallelism wherever the input has switches. */
+	o->agg.parallelism = (needs & VIEW_NEEDS_SWITCHES) ||
+			     (o->html && r->info->nr_switches && o->agg.nr_pids <= 1 &&
+			      !o->agg.windowed);
 	o->agg.lines = (needs & VIEW_NEEDS_LINES) || o->html;
 	o->agg.buckets = (needs & (VIEW_NEEDS_BUCKETS | VIEW_NEEDS_MEMORY)) || o->html ||
 			 (o->svg && o->view != &view_lanes) ||
@@ -763,6 +808,11 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 				  o.view->name, o.view == &view_lanes ?
 				  " (its runs name their query already)" :
 				  "; select one query with --query");
+		goto out;
+	}
+	if (o.critical_given && !(o.view->needs & VIEW_NEEDS_SWITCHES)) {
+		ret = usage_error(cmd, "--critical sets the parallelism view's threshold, not the %s view's",
+				  o.view->name);
 		goto out;
 	}
 	if (cmd == &cmd_timeline && o.view != &view_timeline) {

@@ -42,6 +42,8 @@ struct report {
 #define VIEW_NEEDS_ADDRESSES	16u	/* samples with data addresses */
 #define VIEW_NEEDS_LANES	32u	/* per-thread runs of (query, row) */
 #define VIEW_BY_QUERY		64u	/* knows --by-query */
+#define VIEW_NEEDS_SWITCHES	128u	/* context switches: the CMetric */
+#define VIEW_NEEDS_STACK	256u	/* every sample's function and line too */
 
 struct view {
 	const char *name;
@@ -51,7 +53,7 @@ struct view {
 };
 
 extern const struct view view_table, view_plan, view_source, view_timeline, view_memory,
-	view_lanes;
+	view_lanes, view_parallelism;
 extern const struct view *const views[];	/* NULL-terminated */
 
 /* Shared by the views: the text header, JSON profile fields, the notes. */

@@ -110,6 +110,11 @@ int write_html(const struct report *r, const char *path)
 		fputs("<h2>Threads over time</h2>\n", out);
 		ret |= svg_lanes(&r->agg, out);
 	}
+	if (r->agg.opt.parallelism) {
+		fputs("<h2>Parallelism: where the run was serial</h2>\n", out);
+		ret |= svg_parallelism(&r->agg, out);
+		ret |= embed_view(r, out, &view_parallelism);
+	}
 	if (r->agg.nr_mem) {
 		fputs("<h2>Memory accesses over time</h2>\n", out);
 		ret |= svg_memory(&r->agg, out);

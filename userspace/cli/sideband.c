@@ -14,6 +14,17 @@
  * (for each thread of the target), and all events of a CPU share that
  * CPU's ring.
  *
+ * The same events report the target's context switches (PERF_RECORD_SWITCH,
+ * attr.context_switch), written as SWITCH records for the parallelism
+ * view.  Why here and not in tailor.ko: perf emits them from the
+ * scheduler's own perf hooks (perf_event_task_sched_out/in), in the
+ * switching task's context, for exactly the target's threads and their
+ * inherited children; the module would need tracepoint probes looked up
+ * by name on every kernel, filtering every switch of the machine.  The
+ * cost is their clock: on a stock kernel a switch's perf time is converted
+ * to TSC below, and tests/kselftest measures that conversion against
+ * rdtsc taken around a blocking call.
+ *
  * Times: with the patched kernel the events are stamped with
  * CLOCK_PERF_HW_CLOCK, the TSC itself.  Otherwise perf time is converted
  * to TSC through the perf mmap page where the kernel offers that
@@ -36,6 +47,8 @@
 
 #define CLOCK_PERF_HW_CLOCK	12	/* patches/0002 */
 #define RING_DATA_PAGES		16	/* 64 KiB a ring */
+/* Switches come at up to tens of thousands a second: 256 KiB a ring. */
+#define RING_DATA_PAGES_SWITCHES 64
 
 enum sb_clock { SB_CLOCK_TSC, SB_CLOCK_PERF, SB_CLOCK_SEEN };
 
@@ -53,11 +66,13 @@ struct sideband {
 	int *shared_fds;	/* events writing into another event's ring */
 	int nr_shared;
 	enum sb_clock clock;
+	bool switches;		/* context switches asked for */
+	size_t data_pages;	/* per ring */
 	uint64_t lost;
 	uint8_t bounce[65536];	/* a record that wraps the ring end */
 };
 
-static int perf_open(pid_t pid, int cpu, bool hw_clock)
+static int perf_open(pid_t pid, int cpu, bool hw_clock, bool switches)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -70,6 +85,7 @@ static int perf_open(pid_t pid, int cpu, bool hw_clock)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
+		.context_switch = switches,
 		.inherit = pid != -1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
@@ -119,18 +135,18 @@ static int add_event(struct sideband *sb, pid_t pid, int cpu)
 	int fd;
 	void *m;
 
-	fd = perf_open(pid, cpu, sb->clock == SB_CLOCK_TSC);
+	fd = perf_open(pid, cpu, sb->clock == SB_CLOCK_TSC, sb->switches);
 	if (fd < 0 && errno == EINVAL && sb->clock == SB_CLOCK_TSC && !sb->nr_rings) {
 		/* No CLOCK_PERF_HW_CLOCK in this kernel: perf time it is. */
 		sb->clock = SB_CLOCK_PERF;
-		fd = perf_open(pid, cpu, false);
+		fd = perf_open(pid, cpu, false, sb->switches);
 	}
 	if (fd < 0)
 		return -errno;
 	r = ring_of_cpu(sb, cpu);
 	if (r)
 		return share_ring(sb, r, fd);
-	m = mmap(NULL, (RING_DATA_PAGES + 1) * page, PROT_READ | PROT_WRITE,
+	m = mmap(NULL, (sb->data_pages + 1) * page, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		close(fd);
@@ -138,7 +154,7 @@ static int add_event(struct sideband *sb, pid_t pid, int cpu)
 	}
 	rings = realloc(sb->rings, (sb->nr_rings + 1) * sizeof(*rings));
 	if (!rings) {
-		munmap(m, (RING_DATA_PAGES + 1) * page);
+		munmap(m, (sb->data_pages + 1) * page);
 		close(fd);
 		return -ENOMEM;
 	}
@@ -148,7 +164,7 @@ static int add_event(struct sideband *sb, pid_t pid, int cpu)
 	r->fd = fd;
 	r->page = m;
 	r->data = (uint8_t *)m + page;
-	r->data_size = RING_DATA_PAGES * page;
+	r->data_size = sb->data_pages * page;
 	return 0;
 }
 
@@ -231,7 +247,7 @@ static int add_process(struct sideband *sb, pid_t pid)
 	return err;
 }
 
-struct sideband *sideband_open(enum sideband_target target, pid_t pid)
+struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches)
 {
 	struct sideband *sb = calloc(1, sizeof(*sb));
 	int err;
@@ -239,6 +255,8 @@ struct sideband *sideband_open(enum sideband_target target, pid_t pid)
 	if (!sb)
 		return NULL;
 	sb->clock = SB_CLOCK_TSC;
+	sb->switches = switches;
+	sb->data_pages = switches ? RING_DATA_PAGES_SWITCHES : RING_DATA_PAGES;
 	err = target == SB_PROCESS ? add_process(sb, pid) : add_cpus(sb, -1);
 	if (err || !sb->nr_rings) {
 		err_msg("cannot follow the target's mappings with perf_event_open: %s%s",
@@ -361,6 +379,39 @@ static int emit_mmap(struct tlr_writer *w, const struct perf_mmap2 *m,
 	return tlr_write(w, TLR_MMAP, parts, lens, 3);
 }
 
+/*
+ * The sample_id trailer names the switching thread (the one going out,
+ * or coming in); a CPU-wide record also names the other.  Each ring
+ * holds one CPU's events, so the ring says where it happened.
+ */
+static int emit_switch(struct sideband *sb, struct sb_ring *r,
+		       const struct perf_event_header *h, struct tlr_writer *w)
+{
+	struct tlr_switch rec = { .cpu = (uint32_t)r->cpu, .other_pid = -1, .other_tid = -1 };
+	const void *parts[1] = { &rec };
+	size_t lens[1] = { sizeof(rec) };
+	uint32_t id[2];
+
+	if (h->size < sizeof(*h) + 16 ||
+	    (h->type == PERF_RECORD_SWITCH_CPU_WIDE && h->size < sizeof(*h) + 8 + 16))
+		return 0;
+	memcpy(id, (const uint8_t *)h + h->size - 16, sizeof(id));
+	rec.pid = id[0];
+	rec.tid = id[1];
+	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
+		rec.flags |= TLR_SWITCH_OUT;
+	if ((h->misc & PERF_RECORD_MISC_SWITCH_OUT) &&
+	    (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT))
+		rec.flags |= TLR_SWITCH_PREEMPTED;
+	if (h->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+		memcpy(id, h + 1, sizeof(id));
+		rec.other_pid = (int32_t)id[0];
+		rec.other_tid = (int32_t)id[1];
+	}
+	event_time(sb, r, h, &rec.tsc, &rec.time_kind);
+	return tlr_write(w, TLR_SWITCH, parts, lens, 1);
+}
+
 static int emit(struct sideband *sb, struct sb_ring *r,
 		const struct perf_event_header *h, struct tlr_writer *w)
 {
@@ -417,6 +468,9 @@ static int emit(struct sideband *sb, struct sb_ring *r,
 		lens[0] = sizeof(rec);
 		return tlr_write(w, TLR_TASK, parts, lens, 1);
 	}
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return emit_switch(sb, r, h, w);
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(struct perf_lost))
 			sb->lost += ((const struct perf_lost *)h)->lost;
@@ -553,7 +607,7 @@ void sideband_close(struct sideband *sb)
 	for (i = 0; i < sb->nr_shared; i++)
 		close(sb->shared_fds[i]);
 	for (i = 0; i < sb->nr_rings; i++) {
-		munmap(sb->rings[i].page, (RING_DATA_PAGES + 1) * page);
+		munmap(sb->rings[i].page, (sb->data_pages + 1) * page);
 		close(sb->rings[i].fd);
 	}
 	free(sb->shared_fds);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "tailor/parallelism.h"
 #include "tailor/session.h"
 
 struct attributor;
@@ -40,6 +41,14 @@ struct agg_options {
 	bool slices;		/* per-thread runs of a row at each stack level */
 	bool by_query;		/* per (query, row): needs attr_options.queries */
 	bool lanes;		/* per-thread runs of one (query, row) */
+	/*
+	 * The CMetric of the threads of one process (parallelism.h): of
+	 * --pid's if one is given, else of the recorded process, else of
+	 * every process's.  Critical slices: average parallelism at most
+	 * critical_threshold (0: half the most threads ever active).
+	 */
+	bool parallelism;
+	double critical_threshold;
 	bool progress;		/* a progress line on stderr for big inputs */
 	/*
 	 * What keeps the symbolizer's mappings; NULL: sym_consumer().  A seam
@@ -143,6 +152,7 @@ struct agg {
 	size_t nr_query_counts, cap_query_counts;
 	struct agg_lane *lanes;		/* in order of their beginning */
 	size_t nr_lanes, cap_lanes;
+	struct agg_parallelism par;	/* with opt.parallelism */
 
 	void *priv;			/* the pass's indexes */
 };

@@ -175,6 +175,12 @@ int svg_memory(const struct agg *g, FILE *out);
  * (query, row) pair (needs the pass's lanes).
  */
 int svg_lanes(const struct agg *g, FILE *out);
+/*
+ * How many threads could run over time (critical columns in red) and
+ * each thread's running, runnable and blocked states (needs the pass's
+ * parallelism).
+ */
+int svg_parallelism(const struct agg *g, FILE *out);
 
 /* "12.500ms": @ns for people, into @buf. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);

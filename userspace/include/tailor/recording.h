@@ -46,7 +46,8 @@ enum tlr_record_type {
 	 * record before this one (perf's FINISHED_ROUND).
 	 */
 	TLR_ROUND	= 7,
-	/* 8..: context switches, application markers, labels (later) */
+	TLR_SWITCH	= 8,	/* struct tlr_switch: a context switch */
+	/* 9..: application markers, labels (later) */
 };
 
 /*
@@ -107,6 +108,27 @@ struct tlr_task {
 	uint32_t tid;
 	uint32_t ppid;
 	uint32_t ptid;
+};
+
+#define TLR_SWITCH_OUT		1u	/* switched out; else in */
+#define TLR_SWITCH_PREEMPTED	2u	/* out while still runnable */
+#define TLR_SWITCH_FLAGS	(TLR_SWITCH_OUT | TLR_SWITCH_PREEMPTED)
+
+/*
+ * A context switch of a recorded thread, on @cpu: perf's side-band
+ * PERF_RECORD_SWITCH (or _CPU_WIDE, which also names the thread on the
+ * other side).
+ */
+struct tlr_switch {
+	uint64_t tsc;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t flags;		/* TLR_SWITCH_* */
+	int32_t other_pid;	/* the thread switched to or from, or -1 */
+	int32_t other_tid;
+	uint32_t time_kind;	/* enum tlr_time_kind */
+	uint32_t reserved;	/* 0 */
 };
 
 /* ---- writer (recording_writer.c) ---- */

@@ -39,6 +39,7 @@ struct pass {
 	struct pair_map stack_index;	/* (outcome, tag flag, tid), tag */
 	struct pair_map thread_index;	/* (pid, tid) */
 	struct pair_map query_index;	/* (query, row) */
+	struct par_builder *par;	/* with opt.parallelism */
 	struct thread_state *states;	/* per thread, with slices */
 	size_t cap_states;
 	int nr_stack;
@@ -56,7 +57,7 @@ int agg_prepare(struct agg *g, const struct session_info *info,
 	g->info = info;
 	g->attr = attr;
 	g->opt = *o;
-	if ((o->windowed || o->buckets || o->slices || o->lanes) && !info->mult) {
+	if ((o->windowed || o->buckets || o->slices || o->lanes || o->parallelism) && !info->mult) {
 		snprintf(err, errlen, "times are raw TSC ticks and the TSC frequency is unknown; pass --tsc-khz");
 		return -EINVAL;
 	}
@@ -406,6 +407,8 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 		return -ENOMEM;
 	if (g->opt.by_query && res.query != ATTR_NONE && count_query(p, res.query, res.row))
 		return -ENOMEM;
+	if (p->par && par_sample(p->par, s, res.outcome, res.row))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -414,6 +417,8 @@ static int on_comm(struct tev_consumer *c, const struct tev_comm *e)
 	struct pass *p = tev_container_of(c, struct pass, events);
 	uint32_t idx;
 
+	if (p->par && par_comm(p->par, e))
+		return -ENOMEM;
 	if (!p->g->opt.slices && !p->g->opt.lanes)
 		return 0;
 	if (thread_of(p, e->pid, e->tid, &idx))
@@ -430,6 +435,27 @@ static int on_lost(struct tev_consumer *c, const struct tev_lost *e)
 	return 0;
 }
 
+static int on_switch(struct tev_consumer *c, const struct tev_switch *e)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+
+	return p->par ? par_switch(p->par, e) : 0;
+}
+
+static int on_fork(struct tev_consumer *c, const struct tev_task *e)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+
+	return p->par ? par_fork(p->par, e) : 0;
+}
+
+static int on_exit_task(struct tev_consumer *c, const struct tev_task *e)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+
+	return p->par ? par_exit(p->par, e) : 0;
+}
+
 static int cmp_mem(const void *a, const void *b)
 {
 	const struct agg_mem_point *x = a, *y = b;
@@ -440,7 +466,8 @@ static int cmp_mem(const void *a, const void *b)
 int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 {
 	struct pass p = {
-		.events = { .sample = on_sample, .comm = on_comm, .lost = on_lost },
+		.events = { .sample = on_sample, .comm = on_comm, .lost = on_lost,
+			    .context_switch = on_switch, .fork = on_fork, .exit = on_exit_task },
 		.g = g, .sym = sym,
 		.nr_stack = attr_nr_stack_levels(g->attr),
 		.need_ns = g->opt.windowed || g->opt.buckets || g->opt.memory || g->opt.slices ||
@@ -452,7 +479,17 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	size_t t;
 	int ret;
 
+	if (g->opt.parallelism) {
+		p.par = par_new(g->info, g->opt.nr_pids == 1 ? g->opt.pids[0] : g->info->target_pid);
+		if (!p.par)
+			return -ENOMEM;
+	}
 	ret = session_run(s, consumers, 2);
+	if (p.par) {
+		int err = par_finish(p.par, g->opt.critical_threshold, &g->par);
+
+		ret = ret ? ret : err;
+	}
 	if (g->opt.progress && p.seen >= 0x100000)
 		fputs("\r\033[K", stderr);
 	for (t = 0; !ret && t < g->nr_threads; t++) {
@@ -475,6 +512,7 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 
 void agg_free(struct agg *g)
 {
+	par_free(&g->par);
 	free(g->row_samples);
 	free(g->lines);
 	free(g->buckets);

@@ -2,8 +2,9 @@
 /*
  * Plots as inline SVG, no script (tailor/export.h): component activity
  * over time (seed 000, Figures 7 and 11), data addresses per component
- * over time (Figure 12), and per-thread lanes of the query and component
- * each thread ran.
+ * over time (Figure 12), per-thread lanes of the query and component
+ * each thread ran, and the parallelism: how many threads could run over
+ * time, and each thread's running, runnable and blocked states.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -219,5 +220,114 @@ int svg_lanes(const struct agg *g, FILE *out)
 	fputs("</svg>\n", out);
 	free(keys);
 	free(grid);
+	return ferror(out) ? 1 : 0;
+}
+
+/* ---- parallelism ---- */
+
+#define PAR_COLUMNS	720
+#define PAR_PLOT	120
+
+static const char *const state_colour[] = {
+	[PAR_UNSEEN] = "none", [PAR_RUNNING] = "#59a14f", [PAR_RUNNABLE] = "#f28e2b",
+	[PAR_BLOCKED] = "#e8e8e8",
+};
+
+/* The mean number of active threads in each of @ncols columns from @begin. */
+static void mean_active(const struct agg_parallelism *p, int64_t begin, double col_ns,
+			double *mean, size_t ncols)
+{
+	uint32_t active = 0;
+	size_t s = 0, c;
+
+	for (c = 0; c < ncols; c++) {
+		double from = begin + c * col_ns, to = from + col_ns, at = from, sum = 0;
+
+		while (s < p->nr_steps && p->steps[s].ns <= at)
+			active = p->steps[s++].active;
+		while (at < to) {
+			double next = s < p->nr_steps && p->steps[s].ns < to ? (double)p->steps[s].ns : to;
+
+			sum += active * (next - at);
+			at = next;
+			while (s < p->nr_steps && p->steps[s].ns <= at)
+				active = p->steps[s++].active;
+		}
+		mean[c] = sum / col_ns;
+	}
+}
+
+int svg_parallelism(const struct agg *g, FILE *out)
+{
+	const struct agg_parallelism *p = &g->par;
+	size_t shown = p->nr_threads < LANE_MAX ? p->nr_threads : LANE_MAX, c, i;
+	double span = p->end_ns > p->begin_ns ? (double)(p->end_ns - p->begin_ns) : 1;
+	double col_ns = span / PAR_COLUMNS, cw = (double)WIDTH / PAR_COLUMNS;
+	double *mean = calloc(PAR_COLUMNS, sizeof(*mean));
+	uint32_t top = p->max_active ? p->max_active : 1, n;
+	int lanes_y = TOP + PAR_PLOT + 30, height = lanes_y + (int)shown * (LANE_HEIGHT + 2) + 40;
+	int tick;
+	char t1[32];
+
+	if (!mean)
+		return 1;
+	mean_active(p, p->begin_ns, col_ns, mean, PAR_COLUMNS);
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n",
+		LANE_LABEL + WIDTH + LEGEND, height);
+	fprintf(out, "<text x=\"%d\" y=\"14\" font-size=\"12\">threads able to run (mean per column; critical at or below %.2f)</text>\n",
+		LANE_LABEL, p->threshold);
+	for (n = 0; n <= top; n++) {
+		int y = TOP + PAR_PLOT - (int)(n * PAR_PLOT / top);
+
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eee\"/>"
+			"<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%u</text>\n",
+			LANE_LABEL, y, LANE_LABEL + WIDTH, y, LANE_LABEL - 4, y + 3, n);
+	}
+	for (c = 0; c < PAR_COLUMNS; c++) {
+		double h = mean[c] * PAR_PLOT / top;
+
+		if (h <= 0)
+			continue;
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
+			LANE_LABEL + c * cw, TOP + PAR_PLOT - h, cw, h,
+			mean[c] <= p->threshold ? "#e15759" : "#4e79a7");
+	}
+	for (i = 0; i < shown; i++) {
+		const struct par_thread *th = &p->threads[i];
+		int y = lanes_y + (int)i * (LANE_HEIGHT + 2);
+
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%u/%u ",
+			LANE_LABEL - 6, y + LANE_HEIGHT - 3, th->pid, th->tid);
+		xml_str(out, th->name);
+		fputs("</text>\n", out);
+	}
+	for (i = 0; i < p->nr_runs; i++) {
+		const struct par_run *r = &p->runs[i];
+		double x0 = (double)(r->begin_ns - p->begin_ns) / span * WIDTH;
+		double x1 = (double)(r->end_ns - p->begin_ns) / span * WIDTH;
+
+		if (r->thread >= shown || r->state == PAR_UNSEEN || r->state > PAR_BLOCKED ||
+		    x1 - x0 < 0.05)
+			continue;
+		fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>\n",
+			LANE_LABEL + x0, lanes_y + (int)r->thread * (LANE_HEIGHT + 2), x1 - x0,
+			LANE_HEIGHT, state_colour[r->state]);
+	}
+	if (shown < p->nr_threads)
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">and %zu more threads</text>\n",
+			LANE_LABEL, lanes_y + (int)shown * (LANE_HEIGHT + 2) + 10, p->nr_threads - shown);
+	for (tick = 0; tick <= 4; tick++)
+		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
+			LANE_LABEL + tick * WIDTH / 4, lanes_y + (int)shown * (LANE_HEIGHT + 2) + 26,
+			fmt_ns((uint64_t)(span / 4 * tick), t1, sizeof(t1)));
+	for (n = PAR_RUNNING; n <= PAR_BLOCKED; n++) {
+		int x = LANE_LABEL + WIDTH + 12, y = lanes_y + 14 * (int)(n - PAR_RUNNING);
+
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\" stroke=\"#999\"/>"
+			"<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
+			x, y, state_colour[n], x + 14, y + 9, par_state_name(n));
+	}
+	fputs("</svg>\n", out);
+	free(mean);
 	return ferror(out) ? 1 : 0;
 }

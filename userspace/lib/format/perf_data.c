@@ -607,6 +607,10 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 		case PERF_RECORD_MMAP2:
 			info->nr_mappings++;
 			break;
+		case PERF_RECORD_SWITCH:
+		case PERF_RECORD_SWITCH_CPU_WIDE:
+			info->nr_switches++;
+			break;
 		case PERF_RECORD_COMM:
 			/*
 			 * perf record -- COMMAND: the command's exec is the first,

@@ -47,6 +47,7 @@ static const char *type_name(uint32_t type)
 	case TLR_TASK:		return "TASK";
 	case TLR_END:		return "END";
 	case TLR_ROUND:		return "ROUND";
+	case TLR_SWITCH:	return "SWITCH";
 	}
 	return "unknown";
 }
@@ -413,6 +414,24 @@ static int check_task(struct tlr_reader *r, const struct tlr_record *rec)
 	return 0;
 }
 
+static int check_switch(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	struct tlr_switch sw;
+
+	if (rec->size < sizeof(sw))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is shorter than its %zu-byte struct",
+				    rec->size, sizeof(sw));
+	memcpy(&sw, rec->payload, sizeof(sw));
+	if (sw.flags & ~TLR_SWITCH_FLAGS)
+		return payload_fail(r, rec, offsetof(struct tlr_switch, flags),
+				    "flags 0x%x has bits no version defines", sw.flags);
+	if ((sw.flags & TLR_SWITCH_PREEMPTED) && !(sw.flags & TLR_SWITCH_OUT))
+		return payload_fail(r, rec, offsetof(struct tlr_switch, flags),
+				    "a switch in cannot be preempted (flags 0x%x)", sw.flags);
+	return 0;
+}
+
 /* META and END: text; a NUL may only start the padding at its end. */
 static int check_text(struct tlr_reader *r, const struct tlr_record *rec)
 {
@@ -443,6 +462,8 @@ static int check_payload(struct tlr_reader *r, const struct tlr_record *rec)
 		return check_named(r, rec, sizeof(struct tlr_comm), "name");
 	case TLR_TASK:
 		return check_task(r, rec);
+	case TLR_SWITCH:
+		return check_switch(r, rec);
 	}
 	return 0;	/* a newer kind of record: the caller skips it */
 }

@@ -97,7 +97,8 @@ static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
 		}
 		case TLR_MMAP:
 		case TLR_COMM:
-		case TLR_TASK: {
+		case TLR_TASK:
+		case TLR_SWITCH: {
 			const uint8_t *hdr = (const uint8_t *)rec.payload -
 					     sizeof(struct tlr_record_header);
 
@@ -209,6 +210,17 @@ static int deliver_record(const uint8_t *rec, const struct tev_dispatch *d)
 
 		return tk->event == TLR_TASK_FORK ? TEV_DISPATCH(d, fork, &e) :
 		       TEV_DISPATCH(d, exit, &e);
+	}
+	case TLR_SWITCH: {
+		const struct tlr_switch *sw = payload;
+		struct tev_switch e = {
+			.time = sw->tsc, .pid = sw->pid, .tid = sw->tid, .cpu = sw->cpu,
+			.out = sw->flags & TLR_SWITCH_OUT,
+			.preempted = sw->flags & TLR_SWITCH_PREEMPTED,
+			.other_pid = sw->other_pid, .other_tid = sw->other_tid,
+		};
+
+		return TEV_DISPATCH(d, context_switch, &e);
 	}
 	}
 	return 0;
@@ -346,6 +358,9 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 			break;
 		case TLR_MMAP:
 			info->nr_mappings++;
+			break;
+		case TLR_SWITCH:
+			info->nr_switches++;
 			break;
 		case TLR_SAMPLES:
 			count_samples(t, &rec);
