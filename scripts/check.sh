@@ -155,6 +155,8 @@ native() {
 			"$out/readers.log" tests/export/readers_test.sh
 		tap_totals "parallelism: tw_lock's CMetric by known times, an independent oracle and tailor (perf, native)" \
 			"$out/parallel.log" tests/parallel/parallel_test.sh
+		tap_totals "parallelism: the engine's planted group-by merge lock found, and its fix (perf, native)" \
+			"$out/bottleneck.log" tests/parallel/bottleneck_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \

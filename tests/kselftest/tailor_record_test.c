@@ -482,22 +482,40 @@ TEST(tag_word_from_the_executables_symbol)
 		TH_LOG("%s", r.err);
 }
 
+/* The first of the @n sorted @v at or after @t, or @n. */
+static long first_at(const uint64_t *v, long n, uint64_t t)
+{
+	long lo = 0, hi = n;
+
+	while (lo < hi) {
+		long mid = (lo + hi) / 2;
+
+		if (v[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
- * Context switches: every sleep of tw_switch, bracketed by rdtscp before
- * and after, must show one switch out (blocked) and one in within its
- * bracket.  On a stock kernel the switch times are perf times converted
- * to TSC (sideband_clock=perf); how far a switch may fall outside its
- * bracket is the conversion error, measured here: goal under 5 us.  The
- * tightest brackets bound it from the other side; both are logged.
+ * Context switches: tw_switch sleeps 200 times, each sleep bracketed by
+ * rdtscp before and after; the thread's switch out (blocked) and its
+ * switch in must lie in the bracket, and no blocked out may lie between
+ * brackets.  On a stock kernel the switch times are perf times converted
+ * to TSC (sideband_clock=perf); how far a switch falls outside its
+ * bracket is the conversion error: goal under 5 us.  The tightest
+ * brackets bound it from the other side; both are logged.  A sleep whose
+ * timer fires before the thread is switched out has no switch at all.
  */
 TEST(switches_fall_in_their_rdtsc_brackets)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_switch", "200", "300", NULL };
 	char *dargv[] = { TAILOR, "dump", "--switches", OUT, NULL };
 	struct run r, d;
-	uint64_t b0[256], b1[256], outs[1024], ins[1024];
-	long nb = 0, nout = 0, nin = 0, tid, k, i = 0, j = 0, found = 0;
-	long long khz, worst_out = LLONG_MAX, worst_in = LLONG_MAX;
+	uint64_t b0[256], b1[256], outs[2048], ins[2048];
+	long nb = 0, nout = 0, nin = 0, tid, k, i, found = 0, stray = 0;
+	long long khz, slack, worst_out = LLONG_MAX, worst_in = LLONG_MAX;
 	char buf[256];
 	const char *p;
 
@@ -520,6 +538,7 @@ TEST(switches_fall_in_their_rdtsc_brackets)
 	ASSERT_STREQ("recorded", field(d.out, "meta.switches", buf, sizeof(buf)));
 	khz = field_ll(d.out, "meta.tsc_khz");
 	ASSERT_LT(0, khz);
+	slack = 5 * khz / 1000;		/* 5 us in TSC ticks */
 	for (p = d.out; (p = strstr(p, "\nswitch: ")) != NULL; p++) {
 		unsigned long long tsc;
 		unsigned int pid, t, cpu;
@@ -528,45 +547,55 @@ TEST(switches_fall_in_their_rdtsc_brackets)
 		if (sscanf(p, "\nswitch: tsc=%llu pid=%u tid=%u cpu=%u %31s", &tsc, &pid, &t,
 			   &cpu, how) != 5 || (long)t != tid)
 			continue;
-		if (!strcmp(how, "out") && nout < 1024)
+		if (!strcmp(how, "out") && nout < 2048)
 			outs[nout++] = tsc;
-		else if (!strcmp(how, "in") && nin < 1024)
+		else if (!strcmp(how, "in") && nin < 2048)
 			ins[nin++] = tsc;
 	}
+	/* The file holds each CPU's records in turn. */
+	qsort(outs, nout, sizeof(*outs), cmp_u64);
+	qsort(ins, nin, sizeof(*ins), cmp_u64);
 	TH_LOG("switches of tid %ld: %ld out blocked, %ld in; clock %s", tid, nout, nin,
 	       field(d.out, "meta.sideband_clock", buf, sizeof(buf)));
 	/*
-	 * Each bracket: the first blocked out after the previous bracket,
-	 * and the first in after that out.  gap_out = out - t0 and gap_in =
-	 * t1 - in; a negative gap is a switch outside its bracket.
+	 * Per bracket: its first blocked out (gap_out = out - t0) and the
+	 * first in after that (gap_in = t1 - in); a negative gap is a switch
+	 * outside its bracket.
 	 */
 	for (k = 0; k < nb; k++) {
-		uint64_t lo = k ? b1[k - 1] : 0;
+		long o = first_at(outs, nout, b0[k] - slack), in;
 		long long gap_out, gap_in;
 
-		while (i < nout && outs[i] < lo)
-			i++;
-		if (i == nout)
-			break;
-		while (j < nin && ins[j] < outs[i])
-			j++;
-		if (j == nin)
-			break;
-		gap_out = (long long)(outs[i] - b0[k]);
-		gap_in = (long long)(b1[k] - ins[j]);
+		if (o == nout || outs[o] > b1[k] + slack)
+			continue;
+		in = first_at(ins, nin, outs[o]);
+		ASSERT_LT(in, nin) TH_LOG("bracket %ld: no switch in after its out", k);
+		gap_out = (long long)(outs[o] - b0[k]);
+		gap_in = (long long)(b1[k] - ins[in]);
 		if (gap_out < worst_out)
 			worst_out = gap_out;
 		if (gap_in < worst_in)
 			worst_in = gap_in;
 		found++;
-		i++;
 	}
-	ASSERT_EQ(nb, found);
-	/* In ns: a switch may be off by e with -worst_out <= e <= worst_in. */
+	/* A blocked out within the loop but in no bracket: far off, or not a sleep. */
+	for (i = 0; i < nout; i++) {
+		if (outs[i] < b0[0] || outs[i] > b1[nb - 1])
+			continue;
+		k = first_at(b0, nb, outs[i] + 1) - 1;
+		if (k < 0 || outs[i] > b1[k] + slack)
+			if (k + 1 >= nb || outs[i] + slack < b0[k + 1])
+				stray++;
+	}
+	TH_LOG("%ld of %ld sleeps switched out (the others' timers fired first), %ld blocked outs between brackets",
+	       found, nb, stray);
+	ASSERT_LE(nb * 9 / 10, found);
+	ASSERT_EQ(0, stray);
+	/* A switch may be off by e with -worst_out <= e <= worst_in. */
 	TH_LOG("conversion error bound: %.3f us <= e <= %.3f us (tightest brackets of %ld)",
 	       -worst_out * 1000.0 / khz, worst_in * 1000.0 / khz, found);
-	ASSERT_LE(-5LL * khz / 1000, worst_out);
-	ASSERT_LE(-5LL * khz / 1000, worst_in);
+	ASSERT_LE(-slack, worst_out);
+	ASSERT_LE(-slack, worst_in);
 }
 
 TEST(full_disk_cuts_cleanly_and_says_why)

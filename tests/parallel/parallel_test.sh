@@ -78,7 +78,8 @@ fi
 # 4-7, blocks, runs 8-9 and exits; 11 exits at 6.  Process 20 does not
 # count.  By hand: n = 1 on 0-1, 2 on 1-4, 1 on 4-7, 0 on 7-8, 1 on 8-9,
 # 0 on 9-10.  Thread 10: 1 + 0.5 + 3 + 1 = 5.5 ms of CMetric, 6 ms
-# running; thread 11: 1 ms, 2 ms.  Total 8 ms; sum of dt / n 6.5 ms.
+# running; thread 11: 1 ms, 2 ms.  Total CMetric (summed) 6.5 ms; time
+# with a thread active 8 ms; sum of dt / n 6.5 ms.
 # Functions: 10's slice 0-2 (1.5 ms) has c at n = 1 and a at n = 2:
 # c 1, a 0.5; 11's slice (1 ms) b; 10's 4-7 (3 ms) a; 10's 8-9 (1 ms)
 # none; 11's sample d at 5, blocked, carries nothing.

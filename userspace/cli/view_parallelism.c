@@ -18,6 +18,7 @@
 
 /* The code of a row of the table: costs of equal rows at its levels merged. */
 struct code_key {
+	uint32_t special;	/* 0; 1 unsampled; 2 filtered out */
 	uint32_t query, row, function, line;
 	uint64_t samples;
 	double cm_ns, critical_cm_ns;
@@ -39,6 +40,8 @@ static int cmp_key(const void *a, const void *b)
 {
 	const struct code_key *x = a, *y = b;
 
+	if (x->special != y->special)
+		return x->special < y->special ? -1 : 1;
 	if (x->query != y->query)
 		return x->query < y->query ? -1 : 1;
 	if (x->row != y->row)
@@ -76,13 +79,15 @@ static struct code_key *code_keys(const struct report *r, size_t *n)
 		return NULL;
 	for (i = 0; i < p->nr_costs; i++) {
 		const struct par_cost *c = &p->costs[i];
-		bool queries = c->outcome != ATTR_NONE && attr_has_queries(r->attr);
+		bool real = c->outcome != ATTR_NONE && c->outcome != PAR_FILTERED;
+		bool queries = real && attr_has_queries(r->attr);
 
 		k[i] = (struct code_key){
+			.special = c->outcome == ATTR_NONE ? 1 : c->outcome == PAR_FILTERED ? 2 : 0,
 			.query = queries ? attr_outcome_query(r->attr, c->outcome) : ATTR_NONE,
 			.row = c->row,
-			.function = level_row(r, c->outcome, "function"),
-			.line = level_row(r, c->outcome, "line"),
+			.function = real ? level_row(r, c->outcome, "function") : ATTR_NONE,
+			.line = real ? level_row(r, c->outcome, "line") : ATTR_NONE,
 			.samples = c->samples, .cm_ns = c->cm_ns, .critical_cm_ns = c->critical_cm_ns,
 		};
 	}
@@ -126,7 +131,8 @@ static void code_row(const struct report *r, struct doc *d, struct doc_table *t,
 	doc_cell(d, t, doc_share(share_of(c->cm_ns, p->cm_ns)));
 	doc_cell(d, t, doc_u64(c->samples));
 	doc_cell(d, t, doc_str(name_or_null(r, c->query)));
-	doc_cell(d, t, doc_str(c->row == ATTR_NONE ? "[unsampled]" : row_name(r, c->row)));
+	doc_cell(d, t, doc_str(c->special == 1 ? "[unsampled]" : c->special == 2 ? "[filtered out]" :
+			       row_name(r, c->row)));
 	doc_cell(d, t, doc_str(name_or_null(r, c->function)));
 	doc_cell(d, t, doc_str(name_or_null(r, c->line)));
 }
@@ -243,7 +249,8 @@ static void slice_table(const struct report *r, struct doc *d)
 
 		if (r->top && i >= (size_t)r->top)
 			break;
-		for (k = 0; k < p->nr_costs && s->top_outcome != ATTR_NONE; k++)
+		for (k = 0; k < p->nr_costs && s->top_outcome != ATTR_NONE &&
+			    s->top_outcome != PAR_FILTERED; k++)
 			if (p->costs[k].outcome == s->top_outcome)
 				row = p->costs[k].row;
 		doc_row(d, t, 0);
@@ -254,7 +261,8 @@ static void slice_table(const struct report *r, struct doc *d)
 		doc_cell(d, t, doc_f64(s->cm_ns));
 		doc_cell(d, t, doc_f64(s->cm_ns > 0 ? (double)(s->end_ns - s->begin_ns) / s->cm_ns : 0));
 		doc_cell(d, t, doc_u64(s->samples));
-		doc_cell(d, t, doc_str(row == ATTR_NONE ? "[unsampled]" : row_name(r, row)));
+		doc_cell(d, t, doc_str(s->top_outcome == PAR_FILTERED ? "[filtered out]" :
+				       row == ATTR_NONE ? "[unsampled]" : row_name(r, row)));
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,15 @@ static const char usage_text[] =
 "  -j, --threads N       worker threads (default: the online CPUs, %ld)\n"
 "  -c, --clients N       clients running the queries at once (default 1,\n"
 "                        at most 16)\n"
+"      --merge MODE      how a group-by folds its workers' tables into\n"
+"                        one, on the workers: 'locked' (default), each\n"
+"                        worker's table into the shared one under one\n"
+"                        mutex, so the folds serialize and the other\n"
+"                        workers wait -- a real serialization point, for\n"
+"                        tailor report --view parallelism to find; or\n"
+"                        'partitioned', the fix: a task per hash\n"
+"                        partition folds that partition of every\n"
+"                        worker's table, in parallel, with no lock\n"
 "  -e, --explain         print each plan and its pipelines\n"
 "  -r, --rows N          result rows to print per query (default 10)\n"
 "  -h, --help            this text\n"
@@ -89,6 +99,7 @@ struct options {
 	const char *extra_op[MAX_EXTRA];
 	uint64_t extra_n[MAX_EXTRA];
 	int nr_extra, explain, rows, threads, clients;
+	enum merge_mode merge;
 	long repeat;
 	const char *queries[MAX_QUERIES];
 	int nr_queries;
@@ -189,6 +200,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "clients", required_argument, NULL, 'c' },
+		{ "merge", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -264,6 +276,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (errno || *end || end == optarg || v < 1 || v > LOWER_MAX_CLIENTS)
 				return usage_error("invalid --clients '%s': expected 1..16", optarg);
 			o->clients = (int)v;
+			break;
+		case 'M':
+			if (!strcmp(optarg, "locked"))
+				o->merge = MERGE_LOCKED;
+			else if (!strcmp(optarg, "partitioned"))
+				o->merge = MERGE_PARTITIONED;
+			else
+				return usage_error("invalid --merge '%s': expected locked or partitioned",
+						   optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -453,7 +474,7 @@ static void run_pipelines(struct execution *e, struct pool *pool)
 	for (i = 0; i < q->low.nr_hts; i++)
 		hts[i] = q->low.hts[i].kind == HT_JOIN ?
 			 join_table_new(q->low.hts[i].width, workers) :
-			 group_table_new(q->low.hts[i].width, workers);
+			 group_table_new(q->low.hts[i].width, workers, e->query_id);
 	result_free(&e->result);
 	result_init(&e->result, q->low.result_width);
 	ctx = (struct query_ctx){ &runtime_api, columns, rows, hts, &e->result, extra };
@@ -641,7 +662,8 @@ static int check_result(struct execution *e, const struct database *db)
 	return ret;
 }
 
-static int write_times(const char *path, const struct execution *execs, int n)
+static int write_times(const char *path, const struct execution *execs, int n,
+		       enum merge_mode merge)
 {
 	FILE *f = fopen(path, "w");
 	int i;
@@ -655,10 +677,10 @@ static int write_times(const char *path, const struct execution *execs, int n)
 
 		fprintf(f, "query=%s client=%d query_id=%" PRIu64 " pid=%d exec_cpu_ns=%" PRIu64
 			" exec_wall_ns=%" PRIu64 " compile_ns=%" PRIu64
-			" rows=%ld extra_units=%lu extra_ns=%.0f\n",
+			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s\n",
 			e->q->plan.query, e->client + 1, e->query_id, (int)getpid(), e->cpu_ns,
 			e->wall_ns, e->q->compile_ns, e->result.rows, e->extra_units,
-			(double)e->extra_units * e->q->unit_ns);
+			(double)e->extra_units * e->q->unit_ns, merge_mode_name(merge));
 	}
 	if (fclose(f)) {
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
@@ -679,6 +701,15 @@ int main(int argc, char **argv)
 	struct options o;
 	char dir[PATH_MAX];
 	int ret, i, j, c, nr_execs, failed = 0;
+
+	/*
+	 * Hash tables are built and freed at every execution; glibc would
+	 * hand their large blocks back to the kernel each time and fault
+	 * them in again, so that page faults, not the query, took the time.
+	 * Keep freed memory for reuse, as an engine's own allocator would.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 30);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
 
 	ret = parse_options(argc, argv, &o);
 	if (ret)
@@ -745,6 +776,7 @@ int main(int argc, char **argv)
 		free(clients);
 		return 1;
 	}
+	runtime_set_merge(pool, o.merge);
 	for (c = 0; c < o.clients; c++) {
 		clients[c] = (struct client){ .execs = execs + c * o.nr_queries,
 					      .nr_execs = o.nr_queries, .pool = pool,
@@ -792,10 +824,10 @@ int main(int argc, char **argv)
 		failed |= check_result(e, &db) != 0;
 		tailor_tag_restore(saved);
 	}
-	printf("\n%d execution%s by %d client%s on %d worker thread%s in %.1f ms wall\n",
+	printf("\n%d execution%s by %d client%s on %d worker thread%s in %.1f ms wall (--merge %s)\n",
 	       nr_execs, nr_execs > 1 ? "s" : "", o.clients, o.clients > 1 ? "s" : "",
-	       o.threads, o.threads > 1 ? "s" : "", (double)wall / 1e6);
-	if (o.times && write_times(o.times, execs, nr_execs))
+	       o.threads, o.threads > 1 ? "s" : "", (double)wall / 1e6, merge_mode_name(o.merge));
+	if (o.times && write_times(o.times, execs, nr_execs, o.merge))
 		failed = 1;
 	for (i = 0; i < nr_execs; i++)
 		result_free(&execs[i].result);

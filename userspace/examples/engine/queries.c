@@ -113,11 +113,33 @@ static void build_sfja(struct plan *p)
 	plan_finish(p, g);
 }
 
+/*
+ * A group-by with nearly a group per row (an order's lines mostly differ
+ * in quantity): its workers' tables are as large as their input, and
+ * folding them together (--merge) is a real part of the query.
+ *   SELECT l_orderkey * 100 + l_quantity, count(*), sum(l_extendedprice)
+ *   FROM lineitem GROUP BY 1
+ */
+static void build_groups(struct plan *p)
+{
+	struct op *g;
+
+	p->sql = "SELECT l_orderkey * 100 + l_quantity, count(*), sum(l_extendedprice) "
+		 "FROM lineitem GROUP BY 1";
+	g = group_by(p, scan(p, "lineitem"),
+		     bin(p, E_ADD, bin(p, E_MUL, col(p, "l_orderkey"), lit(p, 100)),
+			 col(p, "l_quantity")));
+	add_aggregate(p, g, AGG_COUNT, NULL);
+	add_aggregate(p, g, AGG_SUM, col(p, "l_extendedprice"));
+	plan_finish(p, g);
+}
+
 const struct query_def queries[] = {
 	{ "fig3", "join feeding a group-by with divisions (seed 000, Figure 3)", build_fig3 },
 	{ "twojoins", "two joins sharing the precompiled hash-table functions", build_twojoins },
 	{ "q1", "TPC-H Q1 shape: filter, group-by, many aggregates", build_q1 },
 	{ "sfja", "scan, filter, join, aggregate (seed 004; the accuracy oracle's query)", build_sfja },
+	{ "groups", "a group by nearly every row: large worker tables to merge (--merge)", build_groups },
 	{ NULL, NULL, NULL },
 };
 

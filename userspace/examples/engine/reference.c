@@ -130,6 +130,46 @@ static int sfja(const struct database *db, struct result *out)
 	return 0;
 }
 
+struct keyed {
+	long key, price;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Too many keys for arrays indexed by key: sorted rows, then runs of a key. */
+static int groups(const struct database *db, struct result *out)
+{
+	const struct table *l = &db->tables[T_LINEITEM];
+	struct keyed *k = malloc((l->rows ? l->rows : 1) * sizeof(*k));
+	size_t i, j;
+	long row[3];
+
+	if (!k)
+		return -2;
+	for (i = 0; i < l->rows; i++)
+		k[i] = (struct keyed){ COL(db, T_LINEITEM, 0)[i] * 100 + COL(db, T_LINEITEM, 3)[i],
+				       COL(db, T_LINEITEM, 4)[i] };
+	qsort(k, l->rows, sizeof(*k), by_key);
+	result_init(out, 3);
+	for (i = 0; i < l->rows; i = j) {
+		row[0] = k[i].key;
+		row[1] = 0;
+		row[2] = 0;
+		for (j = i; j < l->rows && k[j].key == k[i].key; j++) {
+			row[1]++;
+			row[2] += k[j].price;
+		}
+		runtime_api.emit_row(out, row);
+	}
+	free(k);
+	return 0;
+}
+
 int reference_evaluate(const char *query, const struct database *db, struct result *out)
 {
 	static const struct {
@@ -137,6 +177,7 @@ int reference_evaluate(const char *query, const struct database *db, struct resu
 		int (*fn)(const struct database *, struct result *);
 	} refs[] = {
 		{ "fig3", fig3 }, { "twojoins", twojoins }, { "q1", q1 }, { "sfja", sfja },
+		{ "groups", groups },
 	};
 	size_t i;
 

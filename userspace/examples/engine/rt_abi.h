@@ -13,7 +13,8 @@
  * breakers keep worker-local state (join_insert and group_find take the
  * worker) that the pipeline's finish function merges once every morsel is
  * done: join_finalize builds the directory over all workers' entries,
- * group_merge folds the workers' groups into one table.
+ * group_merge folds the workers' groups into one table -- on the worker
+ * pool, under one lock or by partitions (tailor-engine --merge).
  *
  * Join hash table entries are long[2 + width]: the next entry in the
  * bucket's chain, the key, then the payload.  Group-by rows are

@@ -5,11 +5,14 @@
  * its task's tag set.  On allocation failure they print and exit: a
  * half-built hash table would give a wrong result, never a slow one.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runtime.h"
+#include "scheduler.h"
+#include "tailor/tag.h"
 
 static void out_of_memory(size_t size)
 {
@@ -154,8 +157,26 @@ struct group_part {
 struct group_table {
 	long aggregates;
 	int workers;
-	struct group_part *parts;	/* after group_merge, [0] holds all */
+	struct group_part *parts;	/* per worker */
+	struct group_part merged;	/* all groups, after group_merge */
+	struct group_part *out;		/* partitioned merge: per partition */
+	pthread_mutex_t lock;		/* locked merge: guards merged */
+	uint64_t tag_word;
 };
+
+static struct pool *merge_pool;
+static enum merge_mode merge_mode = MERGE_LOCKED;
+
+void runtime_set_merge(struct pool *pool, enum merge_mode mode)
+{
+	merge_pool = pool;
+	merge_mode = mode;
+}
+
+const char *merge_mode_name(enum merge_mode mode)
+{
+	return mode == MERGE_PARTITIONED ? "partitioned" : "locked";
+}
 
 static void group_part_init(struct group_part *p)
 {
@@ -165,7 +186,7 @@ static void group_part_init(struct group_part *p)
 		out_of_memory(64 * sizeof(*p->slots));
 }
 
-void *group_table_new(long aggregates, int workers)
+void *group_table_new(long aggregates, int workers, uint64_t tag_word)
 {
 	struct group_table *t = calloc(1, sizeof(*t));
 	int w;
@@ -174,9 +195,15 @@ void *group_table_new(long aggregates, int workers)
 		out_of_memory(sizeof(*t));
 	t->aggregates = aggregates;
 	t->workers = workers;
+	t->tag_word = tag_word;
 	t->parts = parts_new(sizeof(*t->parts), workers);
-	for (w = 0; w < workers; w++)
+	t->out = parts_new(sizeof(*t->out), workers);
+	for (w = 0; w < workers; w++) {
 		group_part_init(&t->parts[w]);
+		group_part_init(&t->out[w]);
+	}
+	group_part_init(&t->merged);
+	pthread_mutex_init(&t->lock, NULL);
 	return t;
 }
 
@@ -190,8 +217,14 @@ void group_table_free(void *ht)
 	for (w = 0; w < t->workers; w++) {
 		free(t->parts[w].rows);
 		free(t->parts[w].slots);
+		free(t->out[w].rows);
+		free(t->out[w].slots);
 	}
+	free(t->merged.rows);
+	free(t->merged.slots);
+	pthread_mutex_destroy(&t->lock);
 	free(t->parts);
+	free(t->out);
 	free(t);
 }
 
@@ -211,6 +244,25 @@ static void group_rehash(struct group_part *p, long stride)
 		while (p->slots[s])
 			s = (s + 1) & p->mask;
 		p->slots[s] = (uint32_t)i + 1;
+	}
+}
+
+/* Room for @n groups without growing: merges know their size up front. */
+static void group_part_reserve(struct group_part *p, long aggregates, long n)
+{
+	uint64_t size = 64;
+
+	while (size < 4 * (uint64_t)n)
+		size *= 2;
+	if (size > p->mask + 1) {
+		free(p->slots);
+		p->slots = NULL;
+		p->mask = size / 2 - 1;
+		group_rehash(p, 1 + aggregates);
+	}
+	if (p->cap < n) {
+		p->cap = n;
+		p->rows = must_realloc(p->rows, (size_t)(n * (1 + aggregates)) * sizeof(long));
 	}
 }
 
@@ -245,36 +297,139 @@ static long *group_find(void *ht, int worker, long key)
 	return group_part_find(&t->parts[worker], t->aggregates, key);
 }
 
-/* After the aggregating pipeline's last morsel: fold every part into [0]. */
+static int partition_of(const struct group_table *t, long key)
+{
+	/* The high bits: the low ones pick the slot inside a part. */
+	return (int)((hash_key(key) >> 40) % t->workers);
+}
+
+/* Fold the groups of @from whose partition is @partition (-1: all) into @to. */
+static void group_fold(const struct group_table *t, struct group_part *to,
+		       const struct group_part *from, int partition)
+{
+	long stride = 1 + t->aggregates, i, a;
+
+	for (i = 0; i < from->groups; i++) {
+		const long *row = from->rows + i * stride;
+		long *into;
+
+		if (partition >= 0 && partition_of(t, row[0]) != partition)
+			continue;
+		into = group_part_find(to, t->aggregates, row[0]);
+		for (a = 0; a < t->aggregates; a++)
+			into[a] += row[1 + a];
+	}
+}
+
+/* Locked: worker part m->begin into the shared table, one fold at a time. */
+static void merge_locked(void *arg, const struct morsel *m)
+{
+	struct group_table *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	group_fold(t, &t->merged, &t->parts[m->begin], -1);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Partitioned, first: the groups of partition m->begin, over every part. */
+static void count_partition(void *arg, const struct morsel *m)
+{
+	struct group_table *t = arg;
+	long stride = 1 + t->aggregates, i, n = 0;
+	int w;
+
+	for (w = 0; w < t->workers; w++)
+		for (i = 0; i < t->parts[w].groups; i++)
+			n += partition_of(t, t->parts[w].rows[i * stride]) == (int)m->begin;
+	t->out[m->begin].cap = n;
+}
+
+/*
+ * Then: partition m->begin of every part into its own table, whose rows
+ * are its region of the merged rows (as many as it counted, so the table
+ * never grows out of it).
+ */
+static void merge_partition(void *arg, const struct morsel *m)
+{
+	struct group_table *t = arg;
+	struct group_part *out = &t->out[m->begin];
+	uint64_t size = 64;
+	int w;
+
+	while (size < 4 * (uint64_t)out->cap)
+		size *= 2;
+	free(out->slots);
+	out->slots = calloc(size, sizeof(*out->slots));
+	if (!out->slots)
+		out_of_memory(size * sizeof(*out->slots));
+	out->mask = size - 1;
+	for (w = 0; w < t->workers; w++)
+		group_fold(t, out, &t->parts[w], (int)m->begin);
+}
+
+static void run_tasks(struct group_table *t, struct job *job)
+{
+	struct morsel m = { 0, 1, 0 };
+
+	if (merge_pool) {
+		pool_run(merge_pool, job);
+		return;
+	}
+	for (m.begin = 0; m.begin < t->workers; m.begin++, m.end++)
+		job->task(t, &m);
+}
+
+/*
+ * After the aggregating pipeline's last morsel, called by its finish
+ * with the group-by's tag set: the merge runs on the worker pool under
+ * that tag and the query execution's word, and the caller waits.
+ * Partitions hold disjoint keys: each fills a region of the merged rows
+ * sized by its count, and the regions close up after.
+ */
 static void group_merge(void *ht)
 {
 	struct group_table *t = ht;
-	long stride = 1 + t->aggregates, i, a;
+	struct job job = {
+		.task = merge_locked, .arg = t, .tag = tailor_tag_get(), .rows = t->workers,
+		.tag_word = t->tag_word,
+	};
+	long stride = 1 + t->aggregates, at = 0, n;
 	int w;
 
-	for (w = 1; w < t->workers; w++) {
-		struct group_part *p = &t->parts[w];
-
-		for (i = 0; i < p->groups; i++) {
-			const long *from = p->rows + i * stride;
-			long *to = group_part_find(&t->parts[0], t->aggregates, from[0]);
-
-			for (a = 0; a < t->aggregates; a++)
-				to[a] += from[1 + a];
-		}
-		free(p->rows);
-		free(p->slots);
-		memset(p, 0, sizeof(*p));
-		group_part_init(p);
+	for (w = 0; w < t->workers; w++)
+		at += t->parts[w].groups;
+	if (merge_mode != MERGE_PARTITIONED) {
+		group_part_reserve(&t->merged, t->aggregates, at);
+		run_tasks(t, &job);
+		return;
 	}
+	t->merged.rows = must_realloc(t->merged.rows, (size_t)((at ? at : 1) * stride) * sizeof(long));
+	job.task = count_partition;
+	run_tasks(t, &job);
+	for (w = 0, at = 0; w < t->workers; w++) {
+		n = t->out[w].cap;
+		t->out[w].rows = t->merged.rows + at * stride;
+		at += n;
+	}
+	job.task = merge_partition;
+	run_tasks(t, &job);
+	for (w = 0, at = 0; w < t->workers; w++) {
+		if (t->merged.rows + at * stride != t->out[w].rows)
+			memmove(t->merged.rows + at * stride, t->out[w].rows,
+				(size_t)(t->out[w].groups * stride) * sizeof(long));
+		at += t->out[w].groups;
+		t->out[w].rows = NULL;	/* the merged rows' */
+		t->out[w].groups = 0;
+	}
+	t->merged.groups = at;
 }
 
 static const long *group_rows(const void *ht, long *count)
 {
 	const struct group_table *t = ht;
 
-	*count = t->parts[0].groups;
-	return t->parts[0].rows;
+	*count = t->merged.groups;
+	return t->merged.rows;
 }
 
 /* ---- results ---- */

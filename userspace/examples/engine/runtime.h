@@ -9,6 +9,7 @@
 #define ENGINE_RUNTIME_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "rt_abi.h"
 
 extern const struct rt_api runtime_api;
@@ -16,7 +17,23 @@ extern const struct rt_api runtime_api;
 /* Hash tables with a worker-local part for each of @workers workers. */
 void *join_table_new(long width, int workers);
 void join_table_free(void *ht);
-void *group_table_new(long aggregates, int workers);
+/*
+ * How a group-by folds its workers' parts together once its pipeline's
+ * morsels are done, on the worker pool (tailor-engine --merge):
+ * MERGE_LOCKED, the naive way, one task per worker part folding it into
+ * the one shared table under one mutex, so the folds run one at a time
+ * while the other workers wait; MERGE_PARTITIONED, the fix, one task per
+ * hash partition folding that partition of every part, with no lock.
+ */
+enum merge_mode { MERGE_LOCKED, MERGE_PARTITIONED };
+
+struct pool;
+
+/* Where and how group-by merges run; before any query runs. */
+void runtime_set_merge(struct pool *pool, enum merge_mode mode);
+const char *merge_mode_name(enum merge_mode mode);
+/* @tag_word: the query execution, held by the workers that merge. */
+void *group_table_new(long aggregates, int workers, uint64_t tag_word);
 void group_table_free(void *ht);
 
 struct result {

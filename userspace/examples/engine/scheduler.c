@@ -60,10 +60,13 @@ static struct job *queue_pop(struct pool *p)
 static void run_morsel(struct job *j, const struct morsel *m)
 {
 	uint64_t word = tailor_tag_word_set(j->tag_word);
-	uint64_t tag = tailor_tag_set(0);
+	uint64_t tag = tailor_tag_set(j->task ? j->tag : 0);
 	uint64_t cpu0 = thread_cpu_ns();
 
-	j->fn(j->ctx, m);
+	if (j->task)
+		j->task(j->arg, m);
+	else
+		j->fn(j->ctx, m);
 	__atomic_fetch_add(&j->cpu_ns, thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
 	tailor_tag_restore(tag);
 	tailor_tag_word_restore(word);
@@ -91,6 +94,9 @@ static void *worker_main(void *arg)
 		if (j->rows < 0) {
 			m.begin = 0;
 			m.end = 1;
+		} else if (j->task) {
+			m.begin = j->next;
+			m.end = j->next + 1;
 		} else {
 			m.begin = j->next * MORSEL_ROWS;
 			m.end = m.begin + MORSEL_ROWS < j->rows ? m.begin + MORSEL_ROWS : j->rows;
@@ -162,7 +168,8 @@ int pool_workers(const struct pool *p)
 
 void pool_run(struct pool *p, struct job *j)
 {
-	j->nr_morsels = j->rows < 0 ? 1 : (j->rows + MORSEL_ROWS - 1) / MORSEL_ROWS;
+	j->nr_morsels = j->rows < 0 ? 1 : j->task ? j->rows :
+			(j->rows + MORSEL_ROWS - 1) / MORSEL_ROWS;
 	j->next = j->done = 0;
 	j->cpu_ns = 0;
 	if (!j->nr_morsels)

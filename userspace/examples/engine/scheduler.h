@@ -8,7 +8,8 @@
  *
  * While a worker runs a morsel, its tag word (tailor/tag_word.h) holds the
  * job's word -- the query execution -- and its tag register 0, as the
- * generated code expects; between morsels the word is 0 and the register
+ * generated code expects (or, for a runtime task, the operator the
+ * runtime works for); between morsels the word is 0 and the register
  * names the pool's own runtime part.
  */
 #ifndef ENGINE_SCHEDULER_H
@@ -23,10 +24,18 @@
 
 struct pool;
 
-/* One pipeline of one query execution, split into morsels. */
+/*
+ * One pipeline of one query execution, split into morsels; or, with
+ * @task, @rows tasks of the runtime's own (a breaker's merge), morsel
+ * [i, i + 1) each, run under the tag register @tag (the operator the
+ * runtime works for) where a pipeline runs under 0.
+ */
 struct job {
 	pipeline_fn fn;
 	const struct query_ctx *ctx;
+	void (*task)(void *arg, const struct morsel *m);
+	void *arg;
+	uint64_t tag;
 	long rows;		/* rows to split into morsels; < 0: one morsel */
 	uint64_t tag_word;	/* set on the worker while it runs a morsel */
 	/* Filled in by the pool. */

@@ -48,9 +48,13 @@ struct par_thread {
 	uint64_t samples;
 };
 
+/* A cost's outcome for the samples a filter (--query) left out. */
+#define PAR_FILTERED	(UINT32_MAX - 1)
+
 /* The samples of one attribution outcome and the CMetric they carry. */
 struct par_cost {
-	uint32_t outcome;	/* attr outcome; ATTR_NONE: slices without samples */
+	/* attr outcome; ATTR_NONE: slices without samples; PAR_FILTERED */
+	uint32_t outcome;
 	uint32_t row;		/* at the main level */
 	uint64_t samples, critical_samples;
 	double cm_ns, critical_cm_ns;
@@ -122,7 +126,10 @@ int par_switch(struct par_builder *b, const struct tev_switch *e);
 int par_fork(struct par_builder *b, const struct tev_task *e);
 int par_exit(struct par_builder *b, const struct tev_task *e);
 int par_comm(struct par_builder *b, const struct tev_comm *e);
-/* An attributed sample; 0 or -ENOMEM. */
+/*
+ * An attributed sample (@outcome PAR_FILTERED: one a filter left out,
+ * whose slice's CMetric it still takes); 0 or -ENOMEM.
+ */
 int par_sample(struct par_builder *b, const struct tev_sample *s, uint32_t outcome,
 	       uint32_t row);
 /*

@@ -385,6 +385,9 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 		g->filtered_out++;
 		if (g->opt.slices || g->opt.lanes)
 			break_thread(p, s, ns);
+		/* Its slice's CMetric is still its, not the slice's unsampled. */
+		if (p->par && par_sample(p->par, s, PAR_FILTERED, ATTR_NONE))
+			return -ENOMEM;
 		return 0;
 	}
 	if (array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1, sizeof(uint64_t)))

@@ -203,7 +203,7 @@ static bool is_active(enum par_state s)
 static int cost_index(struct sweep *w, uint32_t outcome, uint32_t row, size_t *idx)
 {
 	struct agg_parallelism *o = w->out;
-	size_t key = outcome == ATTR_NONE ? 0 : (size_t)outcome + 1;
+	size_t key = outcome == ATTR_NONE ? 0 : outcome == PAR_FILTERED ? 1 : (size_t)outcome + 2;
 
 	if (array_grow((void **)&w->cost_of, &w->cap_cost_of, key + 1, sizeof(*w->cost_of)))
 		return -ENOMEM;
