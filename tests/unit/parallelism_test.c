@@ -132,6 +132,7 @@ static void test_two_threads(void)
 		check_uint(p.costs[3].outcome, ==, ATTR_NONE);
 	}
 	c = cost_of(&p, 1);
+	check(c != NULL);
 	if (c) {
 		check_ns(c->cm_ns, 125 + 100);
 		check_ns(c->critical_cm_ns, 100);
@@ -139,11 +140,13 @@ static void test_two_threads(void)
 		check_uint(c->row, ==, 11);
 	}
 	c = cost_of(&p, 2);
+	check(c != NULL);
 	if (c) {
 		check_ns(c->cm_ns, 125);
 		check_ns(c->critical_cm_ns, 0);
 	}
 	c = cost_of(&p, ATTR_NONE);
+	check(c != NULL);
 	if (c)
 		check_ns(c->cm_ns, 50);
 	/* The critical slices, most CMetric first (a tie: the earlier first). */
@@ -195,6 +198,7 @@ static void test_preempt_and_fork(void)
 	check_uint(p.samples_outside, ==, 1);
 	check_uint(p.switches, ==, 4);
 	t = thread_of(&p, 101);
+	check(t != NULL);
 	if (t) {
 		check_ns(t->cm_ns, 175);
 		check_uint(t->runnable_ns, ==, 100);
@@ -202,6 +206,7 @@ static void test_preempt_and_fork(void)
 		check_uint(t->preempted, ==, 1);
 	}
 	t = thread_of(&p, 102);
+	check(t != NULL);
 	if (t) {
 		check_ns(t->cm_ns, 35);
 		check_uint(t->runnable_ns, ==, 30);
@@ -253,10 +258,58 @@ static void test_unswitched_thread_and_threshold(void)
 	par_free(&p);
 }
 
+/* A sample a filter left out keeps its slice's CMetric, as [filtered out]. */
+static void test_filtered_sample(void)
+{
+	struct par_builder *b = par_new(&info, PID);
+	struct tev_sample s = { .time = 100, .pid = PID, .tid = 101 };
+	struct agg_parallelism p;
+
+	check(b != NULL);
+	if (!b)
+		return;
+	sample(b, 0, 101, 1);
+	check_int(par_sample(b, &s, PAR_FILTERED, ATTR_NONE), ==, 0);
+	sw(b, 200, 101, 0);
+	sw(b, 300, 101, 1);
+	check_int(par_sample(b, &(struct tev_sample){ .time = 400, .pid = PID, .tid = 101 },
+			     PAR_FILTERED, ATTR_NONE), ==, 0);
+	check_int(par_finish(b, 0, &p), ==, 0);
+	/* Slice [0,200]: 200 shared by outcome 1 and the filtered; [300,400]: 100 filtered. */
+	check_ns(p.cm_ns, 300);
+	check_uint(p.unsampled_slices, ==, 0);
+	check_ns(cost_of(&p, 1) ? cost_of(&p, 1)->cm_ns : -1, 100);
+	check_ns(cost_of(&p, PAR_FILTERED) ? cost_of(&p, PAR_FILTERED)->cm_ns : -1, 200);
+	par_free(&p);
+}
+
+/* A critical slice is named after the outcome with the most of its CMetric. */
+static void test_slice_named_by_its_sum(void)
+{
+	struct par_builder *b = par_new(&info, PID);
+	struct agg_parallelism p;
+
+	check(b != NULL);
+	if (!b)
+		return;
+	sample(b, 0, 101, 1);
+	sample(b, 10, 101, 2);
+	sample(b, 20, 101, 2);
+	sample(b, 30, 101, 2);
+	sw(b, 40, 101, 0);
+	check_int(par_finish(b, 1, &p), ==, 0);
+	check_uint(p.nr_critical, ==, 1);
+	if (p.nr_critical)
+		check_uint(p.critical[0].top_outcome, ==, 2);
+	par_free(&p);
+}
+
 int main(void)
 {
 	TEST(test_two_threads(), "two threads: CMetric, slices, samples' shares, by hand");
 	TEST(test_preempt_and_fork(), "a preempted thread stays active; a forked one is active before it runs");
 	TEST(test_unswitched_thread_and_threshold(), "a thread without switches runs while sampled; --critical");
+	TEST(test_slice_named_by_its_sum(), "a critical slice is named after its most CMetric, not its first sample");
+	TEST(test_filtered_sample(), "a filtered sample keeps its slice's CMetric apart from the unsampled");
 	return test_done();
 }

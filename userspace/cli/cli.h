@@ -62,6 +62,8 @@ int sideband_drain(struct sideband *sb, struct tlr_writer *w);
 int sideband_snapshot(struct tlr_writer *w, pid_t pid, uint64_t tsc);
 uint64_t sideband_lost(const struct sideband *sb);
 const char *sideband_clock_name(const struct sideband *sb);
+/* Whether SWITCH records are written: asked for, and a clock to stamp them. */
+bool sideband_switches(const struct sideband *sb);
 void sideband_close(struct sideband *sb);
 
 /* ---- hostinfo.c ---- */

@@ -693,7 +693,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		(int64_t)c->tag_word_offset,
 		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none",
 		(c->flags_used & TAILOR_CFG_CHILDREN) ? "followed" : "not followed",
-		r->sb && !o->no_switches ? "recorded" : "not recorded");
+		r->sb && sideband_switches(r->sb) ? "recorded" : "not recorded");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);

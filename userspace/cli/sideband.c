@@ -282,6 +282,11 @@ int sideband_fds(struct sideband *sb, int *fds, int max)
 	return i;
 }
 
+bool sideband_switches(const struct sideband *sb)
+{
+	return sb->switches && sb->clock != SB_CLOCK_SEEN;
+}
+
 const char *sideband_clock_name(const struct sideband *sb)
 {
 	static const char *const names[] = { "tsc", "perf", "seen" };
@@ -392,6 +397,9 @@ static int emit_switch(struct sideband *sb, struct sb_ring *r,
 	size_t lens[1] = { sizeof(rec) };
 	uint32_t id[2];
 
+	/* Stamped when read, a switch would be off by up to a poll interval. */
+	if (sb->clock == SB_CLOCK_SEEN)
+		return 0;
 	if (h->size < sizeof(*h) + 16 ||
 	    (h->type == PERF_RECORD_SWITCH_CPU_WIDE && h->size < sizeof(*h) + 8 + 16))
 		return 0;

@@ -292,7 +292,8 @@ static void activity_tables(const struct report *r, struct doc *d)
 		doc_cell(d, hist, doc_share(100.0 * (double)p->ns_at[n] / total));
 	}
 	for (i = 0; i < TIMELINE_BUCKETS && span > 0; i++) {
-		int64_t end = p->begin_ns + (int64_t)(i + 1) * width;
+		int64_t begin = p->begin_ns + (int64_t)i * width;
+		int64_t end = begin + width < p->end_ns ? begin + width : p->end_ns;
 
 		integral = 0;
 		while (at < end) {
@@ -305,8 +306,10 @@ static void activity_tables(const struct report *r, struct doc *d)
 				active = p->steps[s++].active;
 		}
 		doc_row(d, line, 0);
-		doc_cell(d, line, doc_i64(end - width));
-		doc_cell(d, line, doc_f64(integral / (double)width));
+		doc_cell(d, line, doc_i64(begin));
+		doc_cell(d, line, doc_f64(end > begin ? integral / (double)(end - begin) : 0));
+		if (end >= p->end_ns)
+			break;
 	}
 }
 

@@ -370,6 +370,9 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 	if ((g->opt.nr_tids && !in_list(g->opt.tids, g->opt.nr_tids, s->tid)) ||
 	    (g->opt.nr_pids && !in_list(g->opt.pids, g->opt.nr_pids, s->pid))) {
 		g->filtered_out++;
+		/* Its slice's CMetric is still its, not the slice's unsampled. */
+		if (p->par && par_sample(p->par, s, PAR_FILTERED, ATTR_NONE))
+			return -ENOMEM;
 		return 0;
 	}
 	if (p->need_ns) {

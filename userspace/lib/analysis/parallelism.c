@@ -36,7 +36,6 @@ struct par_builder {
 	struct par_thread *threads;
 	size_t nr_threads, cap_threads;
 	struct pair_map index;	/* (pid, tid) -> thread */
-	bool any_switch;
 };
 
 /* A thread's replay state. */
@@ -101,7 +100,6 @@ static int push(struct par_builder *b, uint64_t time, uint32_t pid, uint32_t tid
 
 int par_switch(struct par_builder *b, const struct tev_switch *e)
 {
-	b->any_switch = true;
 	return push(b, e->time, e->pid, e->tid,
 		    !e->out ? EV_IN : e->preempted ? EV_OUT_PREEMPTED : EV_OUT,
 		    ATTR_NONE, ATTR_NONE);
@@ -165,6 +163,10 @@ struct sweep {
 	size_t cap_costs, cap_critical, cap_steps, cap_runs;
 	uint32_t *cost_of;	/* outcome -> index into costs (+1), 0: none */
 	size_t cap_cost_of;
+	double *in_slice;	/* per cost: its share of the closing slice */
+	size_t cap_in_slice;
+	size_t *touched;	/* the costs in_slice holds, to reset */
+	size_t cap_touched;
 	double global_cm;
 	uint32_t active;
 	uint64_t now;
@@ -307,7 +309,8 @@ static int close_slice(struct sweep *w, uint32_t t)
 	struct replay *r = &w->rs[t];
 	double cm = w->global_cm - r->cm_in, sum = 0, dur;
 	bool critical;
-	size_t i, idx, top = ATTR_NONE;
+	size_t i, idx, nr_touched = 0;
+	uint32_t top = ATTR_NONE;
 	double top_cm = -1;
 
 	o->threads[t].cm_ns += cm;
@@ -340,13 +343,24 @@ static int close_slice(struct sweep *w, uint32_t t)
 		if (critical) {
 			o->costs[idx].critical_cm_ns += share;
 			o->costs[idx].critical_samples++;
-			if (share > top_cm) {
-				top_cm = share;
+			/* The slice's main code: the outcome its samples' shares add up most for. */
+			if (array_grow((void **)&w->in_slice, &w->cap_in_slice, idx + 1,
+				       sizeof(*w->in_slice)) ||
+			    array_grow((void **)&w->touched, &w->cap_touched, nr_touched + 1,
+				       sizeof(*w->touched)))
+				return -ENOMEM;
+			if (!w->in_slice[idx])
+				w->touched[nr_touched++] = idx;
+			w->in_slice[idx] += share;
+			if (w->in_slice[idx] > top_cm) {
+				top_cm = w->in_slice[idx];
 				top = p->outcome;
 			}
 		}
 		w->pend[i].thread = UINT32_MAX;	/* consumed */
 	}
+	for (i = 0; i < nr_touched; i++)
+		w->in_slice[w->touched[i]] = 0;
 	if (critical) {
 		o->critical_cm_ns += cm;
 		if (array_grow((void **)&o->critical, &w->cap_critical, o->nr_critical + 1,
@@ -355,7 +369,7 @@ static int close_slice(struct sweep *w, uint32_t t)
 		o->critical[o->nr_critical++] = (struct par_slice){
 			.thread = t, .begin_ns = rel_ns(w->b->info, r->since),
 			.end_ns = rel_ns(w->b->info, w->now), .cm_ns = cm,
-			.samples = r->nr_samples, .top_outcome = (uint32_t)top,
+			.samples = r->nr_samples, .top_outcome = top,
 		};
 	}
 	/* Consumed entries at the end are reused; open slices start before them. */
@@ -409,15 +423,21 @@ static int replay_event(struct sweep *w, const struct par_event *e)
 		w->out->threads[e->thread].switches++;
 		if (e->kind == EV_OUT_PREEMPTED)
 			w->out->threads[e->thread].preempted++;
-		if (r->state == PAR_RUNNING && (ret = close_slice(w, e->thread)))
-			return ret;
+		if (r->state == PAR_RUNNING) {
+			ret = close_slice(w, e->thread);
+			if (ret)
+				return ret;
+		}
 		return set_state(w, e->thread,
 				 e->kind == EV_OUT_PREEMPTED ? PAR_RUNNABLE : PAR_BLOCKED);
 	case EV_FORK:
 		return is_active(r->state) ? 0 : set_state(w, e->thread, PAR_RUNNABLE);
 	case EV_EXIT:
-		if (r->state == PAR_RUNNING && (ret = close_slice(w, e->thread)))
-			return ret;
+		if (r->state == PAR_RUNNING) {
+			ret = close_slice(w, e->thread);
+			if (ret)
+				return ret;
+		}
 		r->switched = true;	/* samples after it are strays, not a new run */
 		return r->state == PAR_UNSEEN ? 0 : set_state(w, e->thread, PAR_BLOCKED);
 	case EV_SAMPLE:
@@ -460,29 +480,32 @@ static int cmp_slices(const void *a, const void *b)
  * is one out (or its exit); waiting if it is one in; not there yet if it
  * forks first or never switches (then it runs whenever it is sampled).
  */
-static void initial_states(struct sweep *w)
+static int initial_states(struct sweep *w)
 {
 	struct par_builder *b = w->b;
 	bool *forked = calloc(b->nr_threads ? b->nr_threads : 1, sizeof(*forked));
 	size_t i;
 
+	if (!forked)
+		return -ENOMEM;
 	for (i = 0; i < b->nr_threads; i++)
 		w->rs[i] = (struct replay){ .state = PAR_UNSEEN, .run = UINT32_MAX };
 	for (i = 0; i < b->nr_ev; i++) {
 		const struct par_event *e = &b->ev[i];
 		struct replay *r = &w->rs[e->thread];
 
-		if (e->kind == EV_FORK && forked)
+		if (e->kind == EV_FORK)
 			forked[e->thread] = true;
 		if (e->kind == EV_FORK || e->kind == EV_SAMPLE || r->switched)
 			continue;
 		r->switched = true;
-		if (forked && forked[e->thread])
+		if (forked[e->thread])
 			continue;	/* created here: not there before */
 		/* A first out, or an exit: it ran until then; a first in: it waited. */
 		r->state = e->kind == EV_IN ? PAR_BLOCKED : PAR_RUNNING;
 	}
 	free(forked);
+	return 0;
 }
 
 /* Replay every event into @o with critical slices at <= @threshold. */
@@ -506,7 +529,8 @@ static int replay(struct par_builder *b, double threshold, struct agg_parallelis
 		o->threads[i] = b->threads[i];
 		o->threads[i].samples = 0;
 	}
-	initial_states(&w);
+	if (initial_states(&w))
+		goto out;
 	/* Threads running or waiting at the start: each its open slice and run. */
 	w.now = first;
 	for (i = 0; i < o->nr_threads; i++) {
@@ -553,6 +577,8 @@ out:
 	free(w.rs);
 	free(w.pend);
 	free(w.cost_of);
+	free(w.in_slice);
+	free(w.touched);
 	if (ret)
 		par_free(o);
 	return ret;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# switch-overhead.sh - what recording context switches costs.
+#
+# In the test box (Debian 6.1, QEMU TCG, software clock), runs a workload
+# that switches often (tw_lock with short phases: every round each thread
+# blocks on a barrier or the mutex) bare, under 'tailor record
+# --no-switches' and 'tailor record' (switches from perf's side-band), and
+# under 'perf record -e cpu-clock' without and with --switch-events, at the
+# same frequency, several times each; prints the median wall times, the
+# overheads as ratios to the bare run, the switches a second the recording
+# saw, and the points switch tracking adds to each profiler.  A benchmark:
+# it prints figures and never fails a build.
+#
+# Usage: bench/switch-overhead.sh [--freq HZ] [--rounds N] [--runs N] [--box 6.1|6.12]
+set -euo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+freq=1000 rounds=5000 runs=3 box=6.1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--freq) freq=$2; shift 2 ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--box) box=$2; shift 2 ;;
+	*) echo "switch-overhead: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+release=$(ls /boot | sed -n "s/^vmlinuz-\($box\.[0-9].*\)/\1/p" | sort -V | tail -1)
+[ -n "$release" ] && [ -d "/usr/src/linux-headers-$release" ] || {
+	echo "switch-overhead: no kernel $box with headers; run scripts/setup.sh" >&2; exit 1; }
+out=$top/build/bench-switch
+payload=$out/payload
+rm -rf "$payload"
+mkdir -p "$payload/bin" "$payload/workloads"
+make -s -C "$top" module KDIR="/usr/src/linux-headers-$release" MODULE_OUT="$out/kmod"
+make -s -C "$top" userspace workloads
+cp "$out/kmod/kmod/tailor.ko" "$payload/"
+cp "$top/build/userspace/tailor" "$payload/bin/"
+cp "$top"/build/workloads/* "$payload/workloads/"
+
+cat >"$payload/run-in-box.sh" <<INBOX
+#!/bin/sh
+# Runs in the box: time each configuration, print one parseable line each.
+insmod /tailor/tailor.ko || exit 1
+w="/tailor/workloads/tw_lock -r $rounds -p 20 -s 20"
+now() { awk '{ print \$1 }' /proc/uptime; }
+el() { awk -v a=\$1 -v b=\$2 'BEGIN { print b - a }'; }
+for i in \$(seq $runs); do
+	t0=\$(now); \$w >/dev/null; t1=\$(now)
+	echo "BENCH bare \$(el \$t0 \$t1) 0"
+	t0=\$(now)
+	/tailor/bin/tailor record -q -F $freq --no-switches -o /tmp/t.rec -- \$w >/dev/null
+	t1=\$(now)
+	echo "BENCH tailor \$(el \$t0 \$t1) 0"
+	t0=\$(now)
+	/tailor/bin/tailor record -q -F $freq -o /tmp/t.rec -- \$w >/dev/null
+	t1=\$(now)
+	n=\$(/tailor/bin/tailor dump /tmp/t.rec | sed -n 's/^switches: //p')
+	echo "BENCH tailor+switches \$(el \$t0 \$t1) \$n"
+	t0=\$(now)
+	perf record -q -e cpu-clock -F $freq -o /tmp/p.data -- \$w >/dev/null 2>&1
+	t1=\$(now)
+	echo "BENCH perf \$(el \$t0 \$t1) 0"
+	t0=\$(now)
+	perf record -q -e cpu-clock -F $freq --switch-events -o /tmp/p.data -- \$w >/dev/null 2>&1
+	t1=\$(now)
+	n=\$(perf script -i /tmp/p.data --show-switch-events -F pid 2>/dev/null | grep -c PERF_RECORD_SWITCH)
+	echo "BENCH perf+switches \$(el \$t0 \$t1) \$n"
+done
+rmmod tailor
+INBOX
+chmod +x "$payload/run-in-box.sh"
+
+TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
+"$top/tests/box/boot.sh" --kernel "/boot/vmlinuz-$release" --initrd "$out/initramfs.cpio.gz" \
+	--log "$out/console.log" --timeout 2400 >/dev/null
+
+tr -d '\r' <"$out/console.log" | awk -v freq="$freq" -v rounds="$rounds" '
+/^BENCH / { t[$2, ++n[$2]] = $3; sw[$2] += $4 }
+function median(k,   i, j, c, a, tmp) {
+	c = n[k]
+	for (i = 1; i <= c; i++) a[i] = t[k, i]
+	for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+		if (a[j] < a[i]) { tmp = a[i]; a[i] = a[j]; a[j] = tmp }
+	return a[int((c + 1) / 2)]
+}
+END {
+	if (!n["bare"]) { print "switch-overhead: no results (see build/bench-switch/console.log)"; exit 1 }
+	b = median("bare")
+	printf "tw_lock -r %s -p 20 -s 20 (2 threads), %s Hz, %d runs each (test box, TCG, software clock)\n", rounds, freq, n["bare"]
+	printf "%-16s %10s %10s %14s\n", "", "median s", "overhead", "switches/s"
+	printf "%-16s %10.3f %10s %14s\n", "bare", b, "-", "-"
+	split("tailor tailor+switches perf perf+switches", names, " ")
+	for (i = 1; i <= 4; i++) {
+		k = names[i]
+		m = median(k)
+		printf "%-16s %10.3f %9.1f%% %14s\n", k, m, (m / b - 1) * 100,
+		       sw[k] ? sprintf("%.0f", sw[k] / n[k] / m) : "-"
+	}
+	printf "recording switches adds %+.1f points to tailor, %+.1f to perf\n",
+	       (median("tailor+switches") - median("tailor")) / b * 100,
+	       (median("perf+switches") - median("perf")) / b * 100
+}'
