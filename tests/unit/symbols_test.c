@@ -3,9 +3,13 @@
  * Symbolization against the truth this very program knows about itself:
  * the address and source line of its own functions, its own mappings from
  * /proc/self/maps.  Covers time-versioned mappings (code replaced at the
- * same address), unmapped IPs and unreadable files.  ASan and UBSan.
+ * same address), unmapped IPs and unreadable files; and every function
+ * name against libdwfl's own answer, at and around each symbol of the C
+ * library.  ASan and UBSan.
  */
+#include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +143,115 @@ static void from_events(void)
 	check_int(r.status, ==, SYM_NO_MAPPING);
 }
 
+/* The C library's executable mapping in /proc/self/maps; 0 if none. */
+static int libc_text(char *path, size_t len, uint64_t *start, uint64_t *end, uint64_t *pgoff)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long b, e, off;
+		char perms[8], p[4096];
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &b, &e, perms, &off, p) == 5 &&
+		    perms[2] == 'x' && strstr(p, "/libc.so") && strlen(p) < len) {
+			strcpy(path, p);
+			*start = b;
+			*end = e;
+			*pgoff = off;
+			found = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The symbolizer asks libdwfl once per interval between symbol and
+ * section bounds: at each symbol's start, end, middle and the addresses
+ * next to them, its name must be the one libdwfl gives for that very
+ * address (aliases, sizeless assembly labels, locals and globals).
+ */
+static void names_as_libdwfl(void)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	struct symbolizer *s = sym_new();
+	char path[4096];
+	uint64_t start, end, pgoff, text_vaddr = 0, text_off = 0;
+	Dwfl *dwfl = dwfl_begin(&cb);
+	Dwfl_Module *mod;
+	GElf_Addr bias = 0;
+	Elf *elf;
+	size_t i, nph, compared = 0, named = 0, differ = 0;
+	int syms;
+
+	if (!libc_text(path, sizeof(path), &start, &end, &pgoff)) {
+		check(!"the C library's text found in /proc/self/maps");
+		return;
+	}
+	mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	check(elf != NULL);
+	if (!elf)
+		goto out;
+	/* ELF address -> IP, through the segment the mapping holds. */
+	for (i = 0; !elf_getphdrnum(elf, &nph) && i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_offset <= pgoff && pgoff < ph.p_offset + ph.p_filesz) {
+			text_vaddr = ph.p_vaddr;
+			text_off = ph.p_offset;
+		}
+	}
+	check_int(sym_add_mapping(s, 1, 0, start, end - start, pgoff, path), ==, 0);
+	syms = dwfl_module_getsymtab(mod);
+	check_int(syms, >, 100);
+	for (i = 1; syms > 0 && i < (size_t)syms; i++) {
+		int64_t deltas[] = { -1, 0, 1, 2 };
+		GElf_Sym sym;
+		GElf_Addr value;
+		size_t d;
+
+		if (!dwfl_module_getsym_info(mod, (int)i, &sym, &value, NULL, NULL, NULL))
+			continue;
+		for (d = 0; d < 7; d++) {
+			uint64_t vaddr = (d < 4 ? value + deltas[d] :
+					  d == 4 ? value + sym.st_size / 2 :
+					  d == 5 ? value + sym.st_size - 1 : value + sym.st_size) - bias;
+			uint64_t ip = start + vaddr - text_vaddr + text_off - pgoff;
+			const char *want;
+			struct sym_result r;
+
+			if (vaddr < text_vaddr + (pgoff - text_off) || ip < start || ip >= end)
+				continue;
+			sym_lookup(s, 1, ip, 1, &r);
+			want = dwfl_module_addrname(mod, vaddr + bias);
+			compared++;
+			named += want != NULL;
+			if (want ? !r.function || strcmp(want, r.function) : r.function != NULL) {
+				if (differ++ < 5)
+					fprintf(stderr, "# %s+%#llx: libdwfl '%s', tailor '%s'\n", path,
+						(unsigned long long)vaddr, want ? want : "(none)",
+						r.function ? r.function : "(none)");
+			}
+		}
+	}
+	fprintf(stderr, "# %zu addresses in %s compared, %zu named\n", compared, path, named);
+	check_uint(compared, >, 1000);
+	check_uint(named, >, compared / 2);
+	check_uint(differ, ==, 0);
+out:
+	dwfl_end(dwfl);
+	sym_free(s);
+}
+
 /*
  * The offset tailor record gives tailor.ko for a thread-local word is
  * where this very executable's threads have it.
@@ -186,6 +299,7 @@ int main(void)
 	TEST(replaced(), "the mapping in force at the sample's time is used");
 	TEST(fork_and_exec(), "a fork copies the parent's mappings, an exec ends them");
 	TEST(from_events(), "mmap and exec events drive the mappings");
+	TEST(names_as_libdwfl(), "function names as libdwfl gives them, at and around every C library symbol");
 	TEST(tls_offsets(), "a thread-local symbol's offset from the thread pointer, or why not");
 	sym_free(sym);
 	return test_done();

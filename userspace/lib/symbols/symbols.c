@@ -4,6 +4,15 @@
  * source line (libdw).  A report looks up millions of samples that hit a
  * few thousand distinct addresses, so every answer is cached by (file,
  * address) and mappings are found by binary search.
+ *
+ * libdwfl finds a function by scanning the file's whole symbol table
+ * (dwfl_module_addrname()), which costs a millisecond a lookup in a large
+ * library under emulation.  Its answer depends on the address only through
+ * comparisons with symbol starts and ends and section bounds, so it is the
+ * same for every address strictly between two consecutive such bounds (a
+ * bound itself, where a comparison for equality may hold, is an interval
+ * of its own): each file keeps them sorted, and asks libdwfl once per
+ * interval.
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -27,7 +36,21 @@ struct sym_file {
 	/* Its loadable segments, read once: every sample needs them. */
 	struct sym_segment *segments;
 	size_t nr_segments;
+	/*
+	 * Function names by interval: interval 0 is below bounds[0],
+	 * interval 2i + 1 is bounds[i] itself and 2i + 2 the addresses
+	 * between bounds[i] and bounds[i + 1] (or above the last); names[]
+	 * their answers, NOT_ASKED until asked.  Built at the first lookup.
+	 */
+	uint64_t *bounds;
+	const char **names;
+	size_t nr_bounds;
+	bool intervals_tried;
 };
+
+/* A name slot whose interval libdwfl was not asked about yet. */
+static const char not_asked[1];
+#define NOT_ASKED	not_asked
 
 struct sym_segment {
 	uint64_t offset, filesz, vaddr;
@@ -121,6 +144,8 @@ void sym_free(struct symbolizer *s)
 			dwfl_end(s->files[i]->dwfl);
 		free(s->files[i]->path);
 		free(s->files[i]->segments);
+		free(s->files[i]->bounds);
+		free(s->files[i]->names);
 		free(s->files[i]);
 	}
 	for (i = 0; i < s->nr_strings; i++)
@@ -387,6 +412,115 @@ static int offset_to_vaddr(const struct sym_file *f, uint64_t off, uint64_t *vad
 	return -1;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int add_bound(uint64_t **bounds, size_t *n, size_t *cap, uint64_t at)
+{
+	if (array_grow((void **)bounds, cap, *n + 1, sizeof(**bounds)))
+		return -1;
+	(*bounds)[(*n)++] = at;
+	return 0;
+}
+
+/* @elf's section bounds, as module addresses (@bias added). */
+static int add_section_bounds(Elf *elf, GElf_Addr bias, uint64_t **bounds, size_t *n,
+			      size_t *cap)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (add_bound(bounds, n, cap, sh.sh_addr + bias) ||
+		    add_bound(bounds, n, cap, sh.sh_addr + sh.sh_size + bias))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Every symbol's start and end and every section's bounds, sorted and
+ * unique, as module addresses.  More bounds than libdwfl compares with
+ * only split intervals further, which keeps the answers exact; without
+ * memory, there are none and every lookup asks libdwfl.
+ */
+static void build_intervals(struct sym_file *f)
+{
+	Elf *seen_elf[4] = { f->elf };
+	GElf_Addr seen_bias[4] = { f->bias };
+	size_t nr_seen = 1, n = 0, cap = 0, i, j;
+	uint64_t *bounds = NULL;
+	int syms = dwfl_module_getsymtab(f->mod);
+
+	f->intervals_tried = true;
+	for (i = 1; syms > 0 && i < (size_t)syms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias = 0;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+
+		if (!dwfl_module_getsym_info(f->mod, (int)i, &sym, &addr, &shndx, &elf, &bias))
+			continue;
+		/* Its value as resolved and as st_value adjusted: libdwfl tries both. */
+		if (add_bound(&bounds, &n, &cap, addr) ||
+		    add_bound(&bounds, &n, &cap, addr + sym.st_size) ||
+		    add_bound(&bounds, &n, &cap, sym.st_value + bias) ||
+		    add_bound(&bounds, &n, &cap, sym.st_value + bias + sym.st_size))
+			goto fail;
+		for (j = 0; elf && j < nr_seen && seen_elf[j] != elf; j++)
+			;
+		if (elf && j == nr_seen && nr_seen < 4) {
+			seen_elf[nr_seen] = elf;
+			seen_bias[nr_seen++] = bias;
+		}
+	}
+	for (j = 0; j < nr_seen; j++)
+		if (add_section_bounds(seen_elf[j], seen_bias[j], &bounds, &n, &cap))
+			goto fail;
+	if (!n)
+		goto fail;
+	qsort(bounds, n, sizeof(*bounds), cmp_u64);
+	for (i = 1, j = 1; i < n; i++)
+		if (bounds[i] != bounds[j - 1])
+			bounds[j++] = bounds[i];
+	f->names = malloc((2 * j + 1) * sizeof(*f->names));
+	if (!f->names)
+		goto fail;
+	for (i = 0; i < 2 * j + 1; i++)
+		f->names[i] = NOT_ASKED;
+	f->bounds = bounds;
+	f->nr_bounds = j;
+	return;
+fail:
+	free(bounds);
+}
+
+/* The interval of module address @addr (see struct sym_file). */
+static size_t interval_of(const struct sym_file *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nr_bounds;
+
+	/* lo: the number of bounds at or below @addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->bounds[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	return f->bounds[lo - 1] == addr ? 2 * lo - 1 : 2 * lo;
+}
+
 static const char *keep(struct symbolizer *s, const char *str)
 {
 	char **strings, *copy;
@@ -414,7 +548,17 @@ static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 	const char *src;
 	int lineno = 0;
 
-	r->function = keep(s, dwfl_module_addrname(f->mod, addr));
+	if (!f->intervals_tried)
+		build_intervals(f);
+	if (f->names) {
+		const char **name = &f->names[interval_of(f, addr)];
+
+		if (*name == NOT_ASKED)
+			*name = keep(s, dwfl_module_addrname(f->mod, addr));
+		r->function = *name;
+	} else {
+		r->function = keep(s, dwfl_module_addrname(f->mod, addr));
+	}
 	line = dwfl_module_getsrc(f->mod, addr);
 	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 	if (src && lineno > 0) {
