@@ -159,8 +159,10 @@ TEST(tsc_monotonic_per_cpu_and_spaced_by_period)
 	for (i = 0; i < nd; i++)
 		near += deltas[i] * 10 >= PERIOD_NS * 9 &&
 			deltas[i] * 10 <= PERIOD_NS * 11;
-	TH_LOG("%zu spacings: min %llu median %llu max %llu ns; %zu within 10%%",
-	       nd, (unsigned long long)deltas[0], (unsigned long long)median,
+	TH_LOG("%zu spacings: min %llu p10 %llu p25 %llu median %llu p75 %llu p90 %llu max %llu ns; %zu within 10%%",
+	       nd, (unsigned long long)deltas[0], (unsigned long long)deltas[nd / 10],
+	       (unsigned long long)deltas[nd / 4], (unsigned long long)median,
+	       (unsigned long long)deltas[nd * 3 / 4], (unsigned long long)deltas[nd * 9 / 10],
 	       (unsigned long long)deltas[nd - 1], near);
 	/*
 	 * perf forwards the cpu-clock hrtimer on a fixed grid, so the

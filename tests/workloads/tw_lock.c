@@ -58,7 +58,17 @@
  *   first round's start to the last one's end), and for each thread i
  *   thread<i>_tid, thread<i>_cpu_ns (its whole CPU time),
  *   thread<i>_parallel_ns and thread<i>_serial_ns (CPU time measured in
- *   parallel_work() and serial_work()).
+ *   parallel_work() and serial_work()); and, from /proc/stat over the
+ *   rounds, all CPUs', busy_ticks (user, nice, system, irq, softirq and
+ *   steal) and steal_ticks.
+ *
+ * Steal matters on a virtual machine whose host is busy: while the
+ * hypervisor runs something else, the guest's task stays switched in, so
+ * its running time by the context switches grows, but the guest kernel
+ * leaves the stolen time out of the task's CPU time (paravirt steal
+ * accounting, update_rq_clock_task()).  Every expectation above in CPU
+ * time is then short by the share stolen: a test divides it by
+ * 1 - steal_ticks / busy_ticks.
  *
  * Build with -g: the two work functions are noinline, so that a profile
  * shows them as functions of their own.
@@ -132,6 +142,27 @@ __attribute__((noinline)) static uint64_t serial_work(long us)
 	return now - start;
 }
 
+/*
+ * All CPUs' busy and stolen time so far, in clock ticks (the "cpu" line
+ * of /proc/stat: user nice system idle iowait irq softirq steal ...);
+ * 0 and 0 if it cannot be read.
+ */
+static void cpu_ticks(unsigned long long *busy, unsigned long long *steal)
+{
+	unsigned long long user, nice, system, idle, iowait, irq, softirq;
+	FILE *f = fopen("/proc/stat", "r");
+
+	*busy = *steal = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system,
+		   &idle, &iowait, &irq, &softirq, steal) == 8)
+		*busy = user + nice + system + irq + softirq + *steal;
+	else
+		*steal = 0;
+	fclose(f);
+}
+
 static void barrier(pthread_barrier_t *b)
 {
 	int err = pthread_barrier_wait(b);
@@ -200,6 +231,7 @@ static long number(const char *s, long min, long max)
 
 int main(int argc, char **argv)
 {
+	unsigned long long busy0, steal0, busy1, steal1;
 	uint64_t begin, end;
 	int c, i, err;
 
@@ -241,11 +273,13 @@ int main(int argc, char **argv)
 	/* Thread 0, the main thread, times the rounds. */
 	workers[0].tid = syscall(SYS_gettid);
 	barrier(&start_barrier);
+	cpu_ticks(&busy0, &steal0);
 	begin = clock_ns(CLOCK_MONOTONIC);
 	run(&workers[0]);
 	end = clock_ns(CLOCK_MONOTONIC);
 	for (i = 1; i < nr_threads; i++)
 		pthread_join(workers[i].thread, NULL);
+	cpu_ticks(&busy1, &steal1);
 	printf("pid=%ld\nthreads=%d\nrounds=%ld\nparallel_us=%ld\nserial_us=%ld\nwall_ns=%llu\n",
 	       (long)getpid(), nr_threads, rounds, parallel_us, serial_us,
 	       (unsigned long long)(end - begin));
@@ -255,5 +289,7 @@ int main(int argc, char **argv)
 		       i, workers[i].tid, i, (unsigned long long)workers[i].cpu_ns,
 		       i, (unsigned long long)workers[i].parallel_ns,
 		       i, (unsigned long long)workers[i].serial_ns);
+	if (busy1 > busy0 && steal1 >= steal0)
+		printf("busy_ticks=%llu\nsteal_ticks=%llu\n", busy1 - busy0, steal1 - steal0);
 	return 0;
 }

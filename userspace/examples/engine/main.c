@@ -501,10 +501,13 @@ static void run_pipelines(struct execution *e, struct pool *pool)
 		e->extra_units += extra[i];
 	free(extra);
 	for (i = 0; i < q->low.nr_hts; i++) {
-		if (q->low.hts[i].kind == HT_JOIN)
+		if (q->low.hts[i].kind == HT_JOIN) {
 			join_table_free(hts[i]);
-		else
-			group_table_free(hts[i]);
+			continue;
+		}
+		/* The merge ran on the workers, outside any pipeline's job. */
+		e->cpu_ns += group_table_merge_cpu_ns(hts[i]);
+		group_table_free(hts[i]);
 	}
 }
 

@@ -22,8 +22,9 @@ void join_table_free(void *ht);
  * morsels are done, on the worker pool (tailor-engine --merge):
  * MERGE_LOCKED, the naive way, one task per worker part folding it into
  * the one shared table under one mutex, so the folds run one at a time
- * while the other workers wait; MERGE_PARTITIONED, the fix, one task per
- * hash partition folding that partition of every part, with no lock.
+ * while the other workers wait; MERGE_PARTITIONED, the fix, worker parts
+ * split by key hash as they are built and one task per partition folding
+ * that partition of every part, with no lock.
  */
 enum merge_mode { MERGE_LOCKED, MERGE_PARTITIONED };
 
@@ -35,6 +36,8 @@ const char *merge_mode_name(enum merge_mode mode);
 /* @tag_word: the query execution, held by the workers that merge. */
 void *group_table_new(long aggregates, int workers, uint64_t tag_word);
 void group_table_free(void *ht);
+/* The workers' CPU time in the table's merges so far. */
+uint64_t group_table_merge_cpu_ns(const void *ht);
 
 struct result {
 	long width;		/* key + aggregates */
