@@ -90,7 +90,9 @@ else
 fi
 
 # ---- a real profile: perf record of the engine, natively
-if ! perf record -q -e cpu-clock -F 4000 --intr-regs=r15 -o "$work/engine.data" -- \
+# With context switches: the trace gets its threads' state tracks, the
+# HTML report its parallelism section.
+if ! perf record -q -e cpu-clock -F 4000 --intr-regs=r15 --switch-events -o "$work/engine.data" -- \
 	"$engine" -s 0.05 -d "$work/fig3.dict" -w "$work/gen" fig3 >"$work/engine.log" 2>&1; then
 	not_ok "perf record of the example engine" "$work/engine.log"
 	tap_totals
@@ -105,8 +107,9 @@ engine_total=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[
 "$tailor" report -i "$work/engine.data" -d "$work/fig3.dict" --html "$work/engine.html" >/dev/null 2>&1
 if browser engine-trace speedscope "$work/engine.json" &&
    [ "$(fact importer "$work/engine-trace.out")" = "Trace Event Format profile" ] &&
-   grep -q 'tailor-engine' "$work/engine-trace.out"; then
-	ok "speedscope imports the engine's Chrome trace, its threads named after their processes"
+   grep -q 'tailor-engine' "$work/engine-trace.out" &&
+   grep -q '(states)' "$work/engine-trace.out"; then
+	ok "speedscope imports the engine's Chrome trace, its threads named after their processes, their states beside"
 else
 	not_ok "speedscope on the engine's Chrome trace" "$work/engine-trace.err"
 fi

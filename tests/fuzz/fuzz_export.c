@@ -134,6 +134,11 @@ static void check_parallelism(const struct agg *g)
 		    p->threads[i].cm_ns < 0)
 			abort();
 	}
+	/* The lanes' and the trace's states: a known thread and state, forward in time. */
+	for (i = 0; i < p->nr_runs; i++)
+		if (p->runs[i].thread >= p->nr_threads || p->runs[i].state > PAR_BLOCKED ||
+		    p->runs[i].end_ns < p->runs[i].begin_ns)
+			abort();
 	slack = 1e-6 * (p->cm_ns > 1 ? p->cm_ns : 1) + 1e-3;
 	if (fabs(costs - p->cm_ns) > slack || fabs(threads - p->cm_ns) > slack ||
 	    fabs(critical - p->critical_cm_ns) > slack || samples != p->samples ||

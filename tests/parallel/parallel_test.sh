@@ -28,6 +28,8 @@
 #     the total agree within 1 % or 0.1 ms, whichever is larger; and
 #     serial_work is the function with the most CMetric in tailor's
 #     "code" table (its rows summed per function).
+#  3. the threads' states, in the lanes view's JSON and in the Chrome
+#     trace's state tracks: each thread's running time is the oracle's.
 #
 # Tolerances (1.): measured over runs of tw_lock's defaults (2 threads,
 # 100 rounds, P = 5 ms, S = 8 ms) on 2 CPUs: 16 idle, and 9 loaded (6
@@ -179,6 +181,13 @@ tids = [int(facts['thread%d_tid' % i]) for i in range(T)]
 par = [int(facts['thread%d_parallel_ns' % i]) for i in range(T)]
 ser0 = int(facts['thread0_serial_ns'])
 cpu = [int(facts['thread%d_cpu_ns' % i]) for i in range(T)]
+# On a VM whose host is busy, time stolen from a vCPU counts as running
+# by the switches but not as CPU time (tw_lock's header says why): the
+# expectations in CPU time are divided by 1 - the share stolen.  Seen in
+# CI: 19 % stolen, running / CPU time 1.22 - 1.24 for both threads.
+busy, stolen = int(facts.get('busy_ticks', 0)), int(facts.get('steal_ticks', 0))
+steal = stolen / busy if busy else 0.0
+unsteal = 1 / (1 - min(steal, 0.9))
 th = {t['tid']: t for t in o['threads']}
 fn = {f['function']: f for f in o['functions']}
 
@@ -203,21 +212,23 @@ check('switch records, no events lost, no sample outside a running slice',
       '%d switches, %d lost, %d samples outside' % (o['switches'], o['lost'], o['samples_outside']))
 if sorted(th) != sorted(tids):
     sys.exit(0)
+print('stolen from the vCPUs over the run: %.1f %% of their busy time '
+      '(%d of %d ticks): CPU-time expectations x %.3f' % (100 * steal, stolen, busy, unsteal))
 # Running time by the switches against the CPU time tw_lock measured at
 # each thread's end (a switch's own cost counts as CPU time before the
-# switch in is recorded; steal time counts as running): 0.987 - 1.010.
+# switch in is recorded), steal allowed for: 0.987 - 1.010.
 for i in range(T):
-    near('thread %d running time ~ its CPU time' % i, th[tids[i]]['running_ns'], cpu[i],
+    near('thread %d running time ~ its CPU time' % i, th[tids[i]]['running_ns'], cpu[i] * unsteal,
          0.95, 1.10, 20e6)
 # Some thread is always active: 0.997 - 1.002.
 near('time with a thread active ~ the wall time', o['active_ns'], wall, 0.97, 1.06)
 # Thread 0: 1.014 - 1.038, once 1.130.
-near('thread 0 CMetric ~ R (P/T + S)', th[tids[0]]['cm_ns'], par[0] / T + ser0, 0.95, 1.25)
+near('thread 0 CMetric ~ R (P/T + S)', th[tids[0]]['cm_ns'], (par[0] / T + ser0) * unsteal, 0.95, 1.25)
 # The others: 1.018 - 1.067.
 for i in range(1, T):
-    near('thread %d CMetric ~ R P/T' % i, th[tids[i]]['cm_ns'], par[i] / T, 0.95, 1.35)
+    near('thread %d CMetric ~ R P/T' % i, th[tids[i]]['cm_ns'], par[i] / T * unsteal, 0.95, 1.35)
 # serial_work: 0.953 - 1.011.
-near('serial_work CMetric ~ R S', fn.get('serial_work', {}).get('cm_ns', 0), ser0, 0.90, 1.10)
+near('serial_work CMetric ~ R S', fn.get('serial_work', {}).get('cm_ns', 0), ser0 * unsteal, 0.90, 1.10)
 # Its share of the total: 0.961 - 0.975 idle (once 0.897), 0.676 - 0.688 loaded.
 near('serial_work share ~ S / (P + S)', fn.get('serial_work', {}).get('share', 0),
      ser0 / (ser0 + par[0]), 0.50, 1.05, unit=('%', 0.01))
@@ -293,6 +304,52 @@ agree('serial_work CMetric', per.get('serial_work'),
       next((f['cm_ns'] for f in o['functions'] if f['function'] == 'serial_work'), 0))
 EOF
 	ran_to_end "${PIPESTATUS[0]}" "the checks of tailor against the oracle"
+fi
+
+# 3. The threads' states in the lanes view (JSON) and the Chrome trace:
+# each thread's running time summed from them is the oracle's (the trace's
+# microseconds round each end: 1 us per run at most), and the states of a
+# thread tile its time without overlap.
+if "$tailor" report -i "$work/lock.data" --view lanes -f json -o "$work/lanes.json" \
+	2>"$work/lanes.err" &&
+   "$tailor" report -i "$work/lock.data" -f chrome -o "$work/trace.json" 2>>"$work/lanes.err"; then
+	python3 - "$work/lanes.json" "$work/trace.json" "$work/oracle.json" <<'EOF' | tap_from
+import json, sys
+
+lanes = json.load(open(sys.argv[1]))
+trace = json.load(open(sys.argv[2]))['traceEvents']
+o = json.load(open(sys.argv[3]))
+
+
+def check(name, good, why=''):
+    print(('ok ' if good else 'not ok ') + name + ('' if good else ': ' + why))
+
+
+names = {e['tid']: e['args']['name'] for e in trace
+         if e['ph'] == 'M' and e['name'] == 'thread_name'}
+for ot in o['threads']:
+    tid, want = ot['tid'], ot['running_ns']
+    runs = sorted((r['begin_ns'], r['end_ns'], r['state']) for r in lanes.get('states', [])
+                  if r['tid'] == tid)
+    got = sum(e - b for b, e, st in runs if st == 'running')
+    gaps = [(a, b) for a, b in zip(runs, runs[1:]) if a[1] != b[0]]
+    check('lanes: thread %d running %.3f ms by its states, oracle %.3f ms; states tile its time'
+          % (tid, got / 1e6, want / 1e6),
+          abs(got - want) <= max(0.001 * want, 1e4) and not gaps,
+          '%d gaps or overlaps, first %s' % (len(gaps), gaps[:1]))
+    track = tid | (1 << 30)
+    ev = [e for e in trace if e.get('cat') == 'state' and e['tid'] == track]
+    us = sum(e['dur'] for e in ev if e['name'] == 'running')
+    nrun = sum(1 for e in ev if e['name'] == 'running')
+    check('chrome: thread %d running %.3f ms on its state track "%s", oracle %.3f ms'
+          % (tid, us / 1e3, names.get(track), want / 1e6),
+          abs(us * 1000 - want) <= 1000 * (nrun + 1) and
+          (names.get(track) or '').endswith(' (states)'),
+          '%d running events' % nrun)
+EOF
+	ran_to_end "${PIPESTATUS[0]}" "the checks of the states against the oracle"
+else
+	not_ok "tailor report --view lanes -f json and -f chrome" "$work/lanes.err"
 fi
 
 tap_totals

@@ -99,7 +99,9 @@ static const struct cli_option report_options[] = {
 		  "per thread, a character per column of time (see\n"
 		  "--bucket) with a legend, '.' where it ran nothing;\n"
 		  "in CSV and JSON its runs: pid, tid, begin_ns,\n"
-		  "end_ns, query, component, samples;\n"
+		  "end_ns, query, component, samples.  With context\n"
+		  "switches, a second line per thread: '=' running,\n"
+		  "'~' runnable, '_' blocked (JSON: its states);\n"
 		  "parallelism: where the run was serial, from the\n"
 		  "context switches of one process's threads (--pid,\n"
 		  "else the recorded one): GAPP's CMetric, each\n"
@@ -748,10 +750,15 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 			return usage_error(cmd, "--pid: the %s view is of one process's threads at a time",
 					   o->view->name);
 	}
-	/* The page shows the parallelism wherever the input has switches. */
+	/*
+	 * The page shows the parallelism, and the lanes and the Chrome trace
+	 * the threads' states, wherever the input has switches (of one
+	 * process, over the whole run).
+	 */
 	o->agg.parallelism = (needs & VIEW_NEEDS_SWITCHES) ||
-			     (o->html && r->info->nr_switches && o->agg.nr_pids <= 1 &&
-			      !o->agg.windowed);
+			     ((o->html || (needs & VIEW_NEEDS_STATES) ||
+			       (o->format->needs & EXPORT_NEEDS_STATES)) &&
+			      r->info->nr_switches && o->agg.nr_pids <= 1 && !o->agg.windowed);
 	o->agg.lines = (needs & VIEW_NEEDS_LINES) || o->html;
 	o->agg.buckets = (needs & (VIEW_NEEDS_BUCKETS | VIEW_NEEDS_MEMORY)) || o->html ||
 			 (o->svg && o->view != &view_lanes) ||

@@ -44,6 +44,7 @@ struct report {
 #define VIEW_BY_QUERY		64u	/* knows --by-query */
 #define VIEW_NEEDS_SWITCHES	128u	/* context switches: the CMetric */
 #define VIEW_NEEDS_STACK	256u	/* every sample's function and line too */
+#define VIEW_NEEDS_STATES	512u	/* threads' states, where the input has switches */
 
 struct view {
 	const char *name;

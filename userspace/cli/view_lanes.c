@@ -4,7 +4,10 @@
  * level it ran over time -- the runs of its consecutive samples with one
  * (query, component), as the aggregation pass keeps them (agg_lane).
  * Text draws a lane per thread, a character per column of time; CSV and
- * JSON list the runs themselves.
+ * JSON list the runs themselves.  Where the input has context switches,
+ * each thread's lane has a second line with its states (the parallelism
+ * pass's runs): running, runnable or blocked, the one it spent the most of
+ * the column in; CSV and JSON list those runs too.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -98,6 +101,80 @@ static void runs_table(const struct report *r, struct doc *d, uint32_t *order)
 	}
 }
 
+/* A state's character in a lane: index enum par_state. */
+static const char state_chars[] = " =~_";
+
+/* The parallelism pass's thread @pid/@tid, or -1. */
+static long par_thread_index(const struct agg *g, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; g->opt.parallelism && i < g->par.nr_threads; i++)
+		if (g->par.threads[i].pid == pid && g->par.threads[i].tid == tid)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Thread @thread's states into @lane, a column of @col_ns each: the state
+ * it spent the most of the column in (@acc: @ncols x 4 of scratch).
+ */
+static void state_lane(const struct agg *g, uint32_t thread, uint64_t col_ns, size_t ncols,
+		       uint64_t *acc, char *lane)
+{
+	size_t i, c;
+
+	memset(acc, 0, ncols * 4 * sizeof(*acc));
+	for (i = 0; i < g->par.nr_runs; i++) {
+		const struct par_run *r = &g->par.runs[i];
+		uint64_t b = r->begin_ns > 0 ? (uint64_t)r->begin_ns : 0;
+		uint64_t e = r->end_ns > 0 ? (uint64_t)r->end_ns : 0;
+
+		if (r->thread != thread || r->state > PAR_BLOCKED)
+			continue;
+		for (c = b / col_ns; b < e && c < ncols; c++) {
+			uint64_t end = (c + 1) * col_ns < e ? (c + 1) * col_ns : e;
+
+			acc[c * 4 + r->state] += end - b;
+			b = end;
+		}
+	}
+	for (c = 0; c < ncols; c++) {
+		int best = PAR_UNSEEN, k;
+
+		for (k = PAR_RUNNING; k <= PAR_BLOCKED; k++)
+			if (acc[c * 4 + k] > acc[c * 4 + best])
+				best = k;
+		lane[c] = state_chars[best];
+	}
+	lane[ncols] = '\0';
+}
+
+static void states_table(const struct report *r, struct doc *d)
+{
+	static const struct doc_column cols[] = {
+		{ .name = "pid", .type = DOC_U64 }, { .name = "tid", .type = DOC_U64 },
+		{ .name = "begin_ns", .type = DOC_I64 }, { .name = "end_ns", .type = DOC_I64 },
+		{ .name = "state", .type = DOC_STR },
+	};
+	const struct agg_parallelism *par = &r->agg.par;
+	struct doc_table *t = doc_table(d, "states", DOC_DATA, cols, 5);
+	size_t i;
+
+	for (i = 0; r->agg.opt.parallelism && i < par->nr_runs; i++) {
+		const struct par_run *run = &par->runs[i];
+
+		if (run->state == PAR_UNSEEN)
+			continue;
+		doc_row(d, t, 0);
+		doc_cell(d, t, doc_u64(par->threads[run->thread].pid));
+		doc_cell(d, t, doc_u64(par->threads[run->thread].tid));
+		doc_cell(d, t, doc_i64(run->begin_ns));
+		doc_cell(d, t, doc_i64(run->end_ns));
+		doc_cell(d, t, doc_str(par_state_name((enum par_state)run->state)));
+	}
+}
+
 /* The legend: a character per (query, component), most samples first. */
 static void legend(const struct report *r, struct doc *d, const struct agg_lane_key *keys,
 		   size_t nkeys)
@@ -143,15 +220,18 @@ static int build_lanes(const struct report *r, struct doc *d)
 	int *grid = keys ? agg_lane_grid(g, keys, nkeys, col_ns, ncols ? ncols : 1) : NULL;
 	uint32_t *order = malloc((g->nr_lanes + g->nr_threads + 1) * sizeof(*order));
 	char *lane = malloc(ncols + 2);
+	uint64_t *acc = g->opt.parallelism ? calloc(ncols * 4 + 4, sizeof(*acc)) : NULL;
 	struct doc_table *text, *threads;
 	char t1[32], t2[32], t3[32];
 	size_t n;
+	long pt;
 
-	if (!keys || !grid || !order || !lane) {
+	if (!keys || !grid || !order || !lane || (g->opt.parallelism && !acc)) {
 		free(keys);
 		free(grid);
 		free(order);
 		free(lane);
+		free(acc);
 		return -1;
 	}
 	for (i = 0, n = 0; i < g->nr_threads; i++)
@@ -162,10 +242,13 @@ static int build_lanes(const struct report *r, struct doc *d)
 		   fmt_ns(g->opt.from_ns + g->span_ns, t2, sizeof(t2)), fmt_ns(col_ns, t3, sizeof(t3)),
 		   attr_has_queries(r->attr) ? "query: " : "", attr_level_name(r->attr));
 	legend(r, d, keys, nkeys);
+	if (g->opt.parallelism)
+		doc_header(d, "# states, the line under each lane: = running, ~ runnable (preempted, or not yet run), _ blocked");
 	report_meta(r, d);
 	doc_meta(d, NULL, "column_ns", doc_u64(col_ns));
 	doc_meta(d, NULL, "queries", doc_bool(attr_has_queries(r->attr)));
 	runs_table(r, d, order);
+	states_table(r, d);
 	threads = doc_table(d, "threads", DOC_JSON, thread_cols, 4);
 	text = doc_table(d, "lanes", DOC_TEXT, text_cols, 4);
 	for (i = 0; i < g->nr_threads; i++)
@@ -192,18 +275,28 @@ static int build_lanes(const struct report *r, struct doc *d)
 		doc_cell(d, text, doc_u64(th->tid));
 		doc_cell(d, text, doc_str(th->name[0] ? th->name : "?"));
 		doc_cell(d, text, doc_str(lane));
+		pt = par_thread_index(g, th->pid, th->tid);
+		if (pt < 0)
+			continue;
+		state_lane(g, (uint32_t)pt, col_ns, ncols, acc, lane);
+		doc_row(d, text, 0);
+		doc_cell(d, text, doc_null());
+		doc_cell(d, text, doc_null());
+		doc_cell(d, text, doc_str(""));
+		doc_cell(d, text, doc_str(lane));
 	}
 	report_notes(r, d);
 	free(keys);
 	free(grid);
 	free(order);
 	free(lane);
+	free(acc);
 	return d->error;
 }
 
 const struct view view_lanes = {
 	.name = "lanes",
 	.help = "per thread, the query and component it ran over time",
-	.needs = VIEW_NEEDS_LANES,
+	.needs = VIEW_NEEDS_LANES | VIEW_NEEDS_STATES,
 	.build = build_lanes,
 };

@@ -146,6 +146,8 @@ struct export_profile {
 #define EXPORT_NEEDS_STACKS	1u
 #define EXPORT_NEEDS_SLICES	2u
 #define EXPORT_NEEDS_BUCKETS	4u
+/* The threads' running, runnable and blocked runs, where there are switches. */
+#define EXPORT_NEEDS_STATES	8u
 
 struct exporter {
 	const char *name;

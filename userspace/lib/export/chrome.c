@@ -6,6 +6,9 @@
  * consecutive samples of one component at each stack level, a pipeline's
  * enclosing its operators' (the pass makes them nest); and a counter
  * track per component of the level with its samples per time bucket.
+ * Where the input has context switches, each thread of the process also
+ * gets a track of its states: running, runnable (preempted, or forked and
+ * not yet run) and blocked.
  *
  * Times are whole microseconds since the first sample, each rounded to
  * the nearest: the same rounding of the same instants keeps runs that
@@ -35,9 +38,50 @@ static const struct agg_thread *thread_of(const struct agg *g, uint32_t pid, uin
 	return NULL;
 }
 
+/*
+ * A thread's states go on a track of their own: a component run spans its
+ * samples and may reach across a switch out, so states and runs would not
+ * nest on one track.  The state track's tid is the thread's with this bit
+ * set, which no Linux tid has (PID_MAX_LIMIT is 2^22).
+ */
+#define STATE_TRACK_BIT	(1u << 30)
+
+static void thread_track(FILE *out, const char **sep, uint32_t pid, uint32_t tid,
+			 const char *name, const char *suffix, uint64_t sort_index)
+{
+	fprintf(out, "%s\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+		*sep, pid, tid);
+	if (name[0] && !suffix[0]) {
+		json_str(out, name);
+	} else {
+		char label[128];
+
+		if (name[0])
+			snprintf(label, sizeof(label), "%s%s", name, suffix);
+		else
+			snprintf(label, sizeof(label), "tid %u%s", tid & ~STATE_TRACK_BIT, suffix);
+		json_str(out, label);
+	}
+	fprintf(out, "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,"
+		"\"args\":{\"sort_index\":%" PRIu64 "}}", pid, tid, sort_index);
+	*sep = ",";
+}
+
+/* The parallelism pass's thread @pid/@tid, or NULL. */
+static const struct par_thread *par_thread_of(const struct agg *g, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; g->opt.parallelism && i < g->par.nr_threads; i++)
+		if (g->par.threads[i].pid == pid && g->par.threads[i].tid == tid)
+			return &g->par.threads[i];
+	return NULL;
+}
+
 static void names(const struct export_profile *p, FILE *out, const char **sep)
 {
 	const struct agg *g = p->agg;
+	const struct agg_parallelism *par = &g->par;
 	size_t i, j;
 
 	for (i = 0; i < g->nr_threads; i++) {
@@ -59,13 +103,40 @@ static void names(const struct export_profile *p, FILE *out, const char **sep)
 			fputs("}}", out);
 			*sep = ",";
 		}
-		fprintf(out, "%s\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-			*sep, t->pid, t->tid);
-		if (t->name[0])
-			json_str(out, t->name);
-		else
-			fprintf(out, "\"tid %u\"", t->tid);
-		fputs("}}", out);
+		thread_track(out, sep, t->pid, t->tid, t->name, "", 2 * (uint64_t)i);
+		if (par_thread_of(g, t->pid, t->tid))
+			thread_track(out, sep, t->pid, t->tid | STATE_TRACK_BIT, t->name, " (states)",
+				     2 * (uint64_t)i + 1);
+	}
+	/* Threads that ran or waited without a sample: their states alone. */
+	for (i = 0; g->opt.parallelism && i < par->nr_threads; i++) {
+		const struct par_thread *t = &par->threads[i];
+
+		if (!thread_of(g, t->pid, t->tid))
+			thread_track(out, sep, t->pid, t->tid | STATE_TRACK_BIT, t->name, " (states)",
+				     2 * (uint64_t)(g->nr_threads + i) + 1);
+	}
+}
+
+/* The parallelism pass's runs: a complete event per state, on the state tracks. */
+static void states(const struct export_profile *p, FILE *out, const char **sep)
+{
+	const struct agg *g = p->agg;
+	size_t i;
+
+	for (i = 0; g->opt.parallelism && i < g->par.nr_runs; i++) {
+		const struct par_run *r = &g->par.runs[i];
+		const struct par_thread *t = &g->par.threads[r->thread];
+		uint64_t b = us(r->begin_ns > 0 ? (uint64_t)r->begin_ns : 0);
+		uint64_t e = us(r->end_ns > 0 ? (uint64_t)r->end_ns : 0);
+
+		if (e <= b || r->state == PAR_UNSEEN)
+			continue;
+		fprintf(out, "%s\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"state\",\"ts\":%" PRIu64
+			",\"dur\":%" PRIu64 ",\"pid\":%u,\"tid\":%u}", *sep,
+			par_state_name((enum par_state)r->state), b, e - b, t->pid,
+			t->tid | STATE_TRACK_BIT);
+		*sep = ",";
 	}
 }
 
@@ -154,6 +225,7 @@ static int write_chrome(const struct export_profile *p, FILE *out)
 		p->agg->total, fmt_ns(p->agg->opt.bucket_ns, t, sizeof(t)));
 	names(p, out, &sep);
 	slices(p, out, &sep);
+	states(p, out, &sep);
 	if (counters(p, out, &sep))
 		return -1;
 	fputs("\n]}\n", out);
@@ -162,7 +234,7 @@ static int write_chrome(const struct export_profile *p, FILE *out)
 
 const struct exporter export_chrome = {
 	.name = "chrome",
-	.help = "Chrome trace JSON: thread tracks of nested component runs, counters",
-	.needs = EXPORT_NEEDS_SLICES | EXPORT_NEEDS_BUCKETS,
+	.help = "Chrome trace JSON: thread tracks of nested component runs and states, counters",
+	.needs = EXPORT_NEEDS_SLICES | EXPORT_NEEDS_BUCKETS | EXPORT_NEEDS_STATES,
 	.write_profile = write_chrome,
 };
