@@ -29,69 +29,49 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-release=$(ls /boot | sed -n "s/^vmlinuz-\($box\.[0-9].*\)/\1/p" | sort -V | tail -1)
-[ -n "$release" ] && [ -d "/usr/src/linux-headers-$release" ] || {
-	echo "record-overhead: no kernel $box with headers; run scripts/setup.sh" >&2; exit 1; }
-out=$top/build/bench-record
-payload=$out/payload
-rm -rf "$payload"
-mkdir -p "$payload/bin" "$payload/workloads"
-make -s -C "$top" module KDIR="/usr/src/linux-headers-$release" MODULE_OUT="$out/kmod"
-make -s -C "$top" userspace workloads
-cp "$out/kmod/kmod/tailor.ko" "$payload/"
-cp "$top/build/userspace/tailor" "$payload/bin/"
-cp "$top"/build/workloads/* "$payload/workloads/"
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_payload record "$box"
 
 cat >"$payload/run-in-box.sh" <<INBOX
 #!/bin/sh
 # Runs in the box: time each configuration, print one parseable line each.
+. /tailor/bench-box.sh
 insmod /tailor/tailor.ko || exit 1
 w="/tailor/workloads/tw_work $iterations"
-now() { awk '{ print \$1 }' /proc/uptime; }
 for i in \$(seq $runs); do
 	t0=\$(now); \$w; t1=\$(now)
-	echo "BENCH bare \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }')"
+	echo "BENCH bare \$(el \$t0 \$t1)"
 	t0=\$(now)
 	/tailor/bin/tailor record -q -F $freq -o /tmp/t.rec -- \$w
 	t1=\$(now)
 	n=\$(/tailor/bin/tailor dump /tmp/t.rec | sed -n 's/^samples: //p')
-	echo "BENCH tailor \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/t.rec) \$n"
+	echo "BENCH tailor \$(el \$t0 \$t1) \$(stat -c %s /tmp/t.rec) \$n"
 	# The same, reading each sample's tag word (the last word of static TLS).
 	t0=\$(now)
 	/tailor/bin/tailor record -q -F $freq --tag-word -8 -o /tmp/t.rec -- \$w
 	t1=\$(now)
 	n=\$(/tailor/bin/tailor dump /tmp/t.rec | sed -n 's/^samples: //p')
-	echo "BENCH tailor+word \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/t.rec) \$n"
+	echo "BENCH tailor+word \$(el \$t0 \$t1) \$(stat -c %s /tmp/t.rec) \$n"
 	t0=\$(now)
 	perf record -q -e cpu-clock -F $freq -o /tmp/p.data -- \$w 2>/dev/null
 	t1=\$(now)
 	n=\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l)
-	echo "BENCH perf \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/p.data) \$n"
+	echo "BENCH perf \$(el \$t0 \$t1) \$(stat -c %s /tmp/p.data) \$n"
 	t0=\$(now)
 	perf record -q -e cpu-clock -F $freq --intr-regs=r15 -o /tmp/p.data -- \$w 2>/dev/null
 	t1=\$(now)
 	n=\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l)
-	echo "BENCH perf+r15 \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') \$(stat -c %s /tmp/p.data) \$n"
+	echo "BENCH perf+r15 \$(el \$t0 \$t1) \$(stat -c %s /tmp/p.data) \$n"
 done
 rmmod tailor
 INBOX
-chmod +x "$payload/run-in-box.sh"
+bench_boot 1800
 
-TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
-"$top/tests/box/boot.sh" --kernel "/boot/vmlinuz-$release" --initrd "$out/initramfs.cpio.gz" \
-	--log "$out/console.log" --timeout 1800 >/dev/null
-
-tr -d '\r' <"$out/console.log" | awk -v freq="$freq" -v iters="$iterations" '
+tr -d '\r' <"$out/console.log" | awk -v freq="$freq" -v iters="$iterations" "$bench_median_awk"'
 /^BENCH / {
 	t[$2, ++n[$2]] = $3
 	if ($2 != "bare") { bytes[$2] += $4; samples[$2] += $5 }
-}
-function median(k,   i, j, c, a, tmp) {
-	c = n[k]
-	for (i = 1; i <= c; i++) a[i] = t[k, i]
-	for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-		if (a[j] < a[i]) { tmp = a[i]; a[i] = a[j]; a[j] = tmp }
-	return a[int((c + 1) / 2)]
 }
 END {
 	if (!n["bare"]) { print "record-overhead: no results (see build/bench-record/console.log)"; exit 1 }

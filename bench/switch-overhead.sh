@@ -29,26 +29,16 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-release=$(ls /boot | sed -n "s/^vmlinuz-\($box\.[0-9].*\)/\1/p" | sort -V | tail -1)
-[ -n "$release" ] && [ -d "/usr/src/linux-headers-$release" ] || {
-	echo "switch-overhead: no kernel $box with headers; run scripts/setup.sh" >&2; exit 1; }
-out=$top/build/bench-switch
-payload=$out/payload
-rm -rf "$payload"
-mkdir -p "$payload/bin" "$payload/workloads"
-make -s -C "$top" module KDIR="/usr/src/linux-headers-$release" MODULE_OUT="$out/kmod"
-make -s -C "$top" userspace workloads
-cp "$out/kmod/kmod/tailor.ko" "$payload/"
-cp "$top/build/userspace/tailor" "$payload/bin/"
-cp "$top"/build/workloads/* "$payload/workloads/"
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_payload switch "$box"
 
 cat >"$payload/run-in-box.sh" <<INBOX
 #!/bin/sh
 # Runs in the box: time each configuration, print one parseable line each.
+. /tailor/bench-box.sh
 insmod /tailor/tailor.ko || exit 1
 w="/tailor/workloads/tw_lock -r $rounds -p 20 -s 20"
-now() { awk '{ print \$1 }' /proc/uptime; }
-el() { awk -v a=\$1 -v b=\$2 'BEGIN { print b - a }'; }
 for i in \$(seq $runs); do
 	t0=\$(now); \$w >/dev/null; t1=\$(now)
 	echo "BENCH bare \$(el \$t0 \$t1) 0"
@@ -73,21 +63,10 @@ for i in \$(seq $runs); do
 done
 rmmod tailor
 INBOX
-chmod +x "$payload/run-in-box.sh"
+bench_boot 2400
 
-TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
-"$top/tests/box/boot.sh" --kernel "/boot/vmlinuz-$release" --initrd "$out/initramfs.cpio.gz" \
-	--log "$out/console.log" --timeout 2400 >/dev/null
-
-tr -d '\r' <"$out/console.log" | awk -v freq="$freq" -v rounds="$rounds" '
+tr -d '\r' <"$out/console.log" | awk -v freq="$freq" -v rounds="$rounds" "$bench_median_awk"'
 /^BENCH / { t[$2, ++n[$2]] = $3; sw[$2] += $4 }
-function median(k,   i, j, c, a, tmp) {
-	c = n[k]
-	for (i = 1; i <= c; i++) a[i] = t[k, i]
-	for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-		if (a[j] < a[i]) { tmp = a[i]; a[i] = a[j]; a[j] = tmp }
-	return a[int((c + 1) / 2)]
-}
 END {
 	if (!n["bare"]) { print "switch-overhead: no results (see build/bench-switch/console.log)"; exit 1 }
 	b = median("bare")

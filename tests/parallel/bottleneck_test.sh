@@ -80,50 +80,15 @@ else
 	exit 1
 fi
 
-python3 - "$work" >"$work/checks" <<'PY'
-import json, re, statistics, sys
-work = sys.argv[1]
-
-def view(name):
-    return json.load(open('%s/%s.json' % (work, name)))
-
-def groupby_critical(v):
-    return sum(r['critical_share'] or 0 for r in v['code']
-               if (r['component'] or '').startswith('GroupBy'))
-
-def wall(name):
-    t = open('%s/%s.times' % (work, name)).read()
-    return int(re.search(r'exec_wall_ns=(\d+)', t).group(1))
-
-n = 0
-def check(name, good, why=''):
-    global n
-    n += 1
-    print('%s %d - %s%s' % ('ok' if good else 'not ok', n, name, '' if good else ': ' + why))
-
-# The query's own code: not what no sample, or another query's, holds.
-locked = view('locked1')
-top = max((r for r in locked['code'] if not (r['component'] or '[').startswith('[')),
-          key=lambda r: r['critical_cm_ns'] or 0)
-check('locked: the most critical code is GroupBy in the merge (%s, %s, %.1f%% of the run)'
-      % (top['component'], top['function'], top['critical_share']),
-      (top['component'] or '').startswith('GroupBy') and
-      top['function'] in ('group_fold', 'group_part_find'),
-      'the top row is %s / %s' % (top['component'], top['function']))
-lk = [groupby_critical(view('locked%d' % i)) for i in range(1, 6)]
-pt = [groupby_critical(view('partitioned%d' % i)) for i in range(1, 6)]
-check('partitioned: GroupBy\'s critical CMetric share at most half the locked one '
-      '(median %.1f%% against %.1f%%; runs %s against %s)'
-      % (statistics.median(pt), statistics.median(lk),
-         ', '.join('%.1f' % x for x in pt), ', '.join('%.1f' % x for x in lk)),
-      statistics.median(pt) <= 0.5 * statistics.median(lk))
-wl = [wall('locked%d' % i) / 1e6 for i in range(1, 6)]
-wp = [wall('partitioned%d' % i) / 1e6 for i in range(1, 6)]
-check('partitioned: the query\'s wall time falls (median %.0f ms against %.0f ms; runs %s against %s)'
-      % (statistics.median(wp), statistics.median(wl),
-         ', '.join('%.0f' % x for x in wp), ', '.join('%.0f' % x for x in wl)),
-      statistics.median(wp) < statistics.median(wl))
-PY
-tap_from() { while read -r line; do case $line in "ok "*) ok "${line#ok [0-9]* - }";; "not ok "*) not_ok "${line#not ok [0-9]* - }";; esac; done; }
-tap_from <"$work/checks"
+# The checks, shared with the box's test, print "ok TEXT" or "not ok TEXT: WHY".
+if python3 "$top/tests/parallel/bottleneck_checks.py" "$work" 5 >"$work/checks" 2>"$work/why"; then
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"not ok "*) not_ok "${line#not ok }" ;;
+		esac
+	done <"$work/checks"
+else
+	not_ok "bottleneck_checks.py ran to its end" "$work/why"
+fi
 tap_totals

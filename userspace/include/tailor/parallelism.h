@@ -20,7 +20,9 @@
  * Built during the aggregation pass (aggregate.h, agg_options.parallelism)
  * from the switches, forks and attributed samples, and computed when the
  * pass ends: switches come in time order, but a thread's state before its
- * first switch is known only from that switch.
+ * first switch is known only from that switch.  The run starts at the
+ * first event counted, or at the exec of a counted thread if that is
+ * earlier (a recorded command runs from its exec, before any sample).
  */
 #ifndef TAILOR_PARALLELISM_H
 #define TAILOR_PARALLELISM_H

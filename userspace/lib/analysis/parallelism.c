@@ -36,6 +36,11 @@ struct par_builder {
 	struct par_thread *threads;
 	size_t nr_threads, cap_threads;
 	struct pair_map index;	/* (pid, tid) -> thread */
+	/*
+	 * The earliest exec of a counted thread, 0 if none: the process runs
+	 * from there, before its first switch or sample.
+	 */
+	uint64_t first_exec;
 };
 
 /* A thread's replay state. */
@@ -136,6 +141,8 @@ int par_comm(struct par_builder *b, const struct tev_comm *e)
 	if (thread_of(b, e->pid, e->tid, &t))
 		return -ENOMEM;
 	snprintf(b->threads[t].name, sizeof(b->threads[t].name), "%s", e->name);
+	if (e->exec && (!b->first_exec || e->time < b->first_exec))
+		b->first_exec = e->time;
 	return 0;
 }
 
@@ -515,6 +522,9 @@ static int replay(struct par_builder *b, double threshold, struct agg_parallelis
 	uint64_t first = b->nr_ev ? b->ev[0].time : 0;
 	size_t i;
 	int ret = -ENOMEM;
+
+	if (b->nr_ev && b->first_exec && b->first_exec < first)
+		first = b->first_exec;
 
 	memset(o, 0, sizeof(*o));
 	o->pid = b->pid;

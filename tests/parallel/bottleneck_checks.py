@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""bottleneck_checks.py DIR RUNS: judge the engine's planted bottleneck.
+
+DIR holds, for MODE in locked and partitioned and i in 1..RUNS, the JSON
+of tailor report --view parallelism --query groups (MODE<i>.json) and the
+engine's times file (MODE<i>.times).  Prints one "ok TEXT" or
+"not ok TEXT: WHY" line per check:
+  - locked: the query's code with the most CMetric in critical slices is
+    the GroupBy operator in the merge's functions (group_fold, or the
+    group_part_find it calls), in the first locked run;
+  - partitioned: the GroupBy's critical CMetric, as a share of the run's,
+    is at most half the locked one's (medians over the runs);
+  - the query's wall time by the engine's own clock falls (medians).
+Used by bottleneck_test.sh (perf, native) and box_bottleneck_test.sh
+(tailor record, in the test box).
+"""
+import json
+import re
+import statistics
+import sys
+
+work, runs = sys.argv[1], int(sys.argv[2])
+
+
+def view(name):
+    return json.load(open('%s/%s.json' % (work, name)))
+
+
+def groupby_critical(v):
+    return sum(r['critical_share'] or 0 for r in v['code']
+               if (r['component'] or '').startswith('GroupBy'))
+
+
+def wall(name):
+    t = open('%s/%s.times' % (work, name)).read()
+    return int(re.search(r'exec_wall_ns=(\d+)', t).group(1))
+
+
+def check(name, good, why=''):
+    print('%s %s%s' % ('ok' if good else 'not ok', name, '' if good else ': ' + why))
+
+
+def listed(xs, fmt):
+    return ', '.join(fmt % x for x in xs)
+
+
+# The query's own code: not what no sample, or another query's, holds.
+locked = view('locked1')
+top = max((r for r in locked['code'] if not (r['component'] or '[').startswith('[')),
+          key=lambda r: r['critical_cm_ns'] or 0)
+check('locked: the most critical code is GroupBy in the merge (%s, %s, %.1f%% of the run)'
+      % (top['component'], top['function'], top['critical_share'] or 0),
+      (top['component'] or '').startswith('GroupBy') and
+      top['function'] in ('group_fold', 'group_part_find'),
+      'the top row is %s / %s' % (top['component'], top['function']))
+lk = [groupby_critical(view('locked%d' % i)) for i in range(1, runs + 1)]
+pt = [groupby_critical(view('partitioned%d' % i)) for i in range(1, runs + 1)]
+check('partitioned: GroupBy\'s critical CMetric share at most half the locked one '
+      '(median %.1f%% against %.1f%%; runs %s against %s)'
+      % (statistics.median(pt), statistics.median(lk), listed(pt, '%.1f'), listed(lk, '%.1f')),
+      statistics.median(pt) <= 0.5 * statistics.median(lk))
+wl = [wall('locked%d' % i) / 1e6 for i in range(1, runs + 1)]
+wp = [wall('partitioned%d' % i) / 1e6 for i in range(1, runs + 1)]
+check('partitioned: the query\'s wall time falls (median %.0f ms against %.0f ms; runs %s against %s)'
+      % (statistics.median(wp), statistics.median(wl), listed(wp, '%.0f'), listed(wl, '%.0f')),
+      statistics.median(wp) < statistics.median(wl))
