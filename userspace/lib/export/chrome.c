@@ -10,8 +10,9 @@
  * gets a track of its states: running, runnable (preempted, or forked and
  * not yet run) and blocked.
  *
- * Times are whole microseconds since the first sample, each rounded to
- * the nearest: the same rounding of the same instants keeps runs that
+ * Times are whole microseconds since the first sample (or since the
+ * recorded command's exec, where the threads' states begin before it),
+ * each rounded to the nearest: the same rounding of the same instants keeps runs that
  * touch touching and children inside their parents, where a reader's
  * own rounding of fractions might not.
  */
@@ -26,6 +27,28 @@
 static uint64_t us(uint64_t ns)
 {
 	return ns / 1000 + (ns % 1000 >= 500);
+}
+
+/*
+ * How long before the first sample the trace starts: the threads' states
+ * begin at the recorded command's exec, before any sample.  Every ts is
+ * this much later than the time since the first sample.
+ */
+static uint64_t lead_ns(const struct agg *g)
+{
+	if (!g->opt.parallelism || g->par.begin_ns >= 0 || g->par.begin_ns == INT64_MIN)
+		return 0;
+	return (uint64_t)-g->par.begin_ns;
+}
+
+/* A time since the first sample (maybe before it) as a trace ts. */
+static uint64_t ts_of(const struct agg *g, int64_t ns)
+{
+	uint64_t lead = lead_ns(g);
+
+	if (ns < 0 && (uint64_t)-(ns + 1) >= lead)
+		return 0;
+	return us(ns < 0 ? lead - (uint64_t)-(ns + 1) - 1 : (uint64_t)ns + lead);
 }
 
 static const struct agg_thread *thread_of(const struct agg *g, uint32_t pid, uint32_t tid)
@@ -127,8 +150,7 @@ static void states(const struct export_profile *p, FILE *out, const char **sep)
 	for (i = 0; g->opt.parallelism && i < g->par.nr_runs; i++) {
 		const struct par_run *r = &g->par.runs[i];
 		const struct par_thread *t = &g->par.threads[r->thread];
-		uint64_t b = us(r->begin_ns > 0 ? (uint64_t)r->begin_ns : 0);
-		uint64_t e = us(r->end_ns > 0 ? (uint64_t)r->end_ns : 0);
+		uint64_t b = ts_of(g, r->begin_ns), e = ts_of(g, r->end_ns);
 
 		if (e <= b || r->state == PAR_UNSEEN)
 			continue;
@@ -147,7 +169,7 @@ static void slices(const struct export_profile *p, FILE *out, const char **sep)
 
 	for (i = 0; i < g->nr_slices; i++) {
 		const struct agg_slice *s = &g->slices[i];
-		uint64_t b = us(s->begin_ns), e = us(s->end_ns);
+		uint64_t b = us(s->begin_ns + lead_ns(g)), e = us(s->end_ns + lead_ns(g));
 
 		fprintf(out, "%s\n{\"ph\":\"X\",\"name\":", *sep);
 		json_str(out, attr_row(p->attr, s->row)->name);
@@ -188,7 +210,7 @@ static int counters(const struct export_profile *p, FILE *out, const char **sep)
 		fprintf(out, "%s\n{\"ph\":\"C\",\"name\":", *sep);
 		json_str(out, name);
 		fprintf(out, ",\"pid\":%u,\"ts\":%" PRIu64 ",\"args\":{", pid,
-			us(g->opt.from_ns + bucket * g->opt.bucket_ns));
+			us(g->opt.from_ns + bucket * g->opt.bucket_ns + lead_ns(g)));
 		for (r = 0; r < nr; r++) {
 			if (!seen[r])
 				continue;
