@@ -184,7 +184,9 @@ cpu = [int(facts['thread%d_cpu_ns' % i]) for i in range(T)]
 # On a VM whose host is busy, time stolen from a vCPU counts as running
 # by the switches but not as CPU time (tw_lock's header says why): the
 # expectations in CPU time are divided by 1 - the share stolen.  Seen in
-# CI: 19 % stolen, running / CPU time 1.22 - 1.24 for both threads.
+# CI: 19 % stolen, running / CPU time 1.22 - 1.24 for both threads.  The
+# share is all vCPUs', not tw_lock's own: the lower bounds allow for none
+# of it having hit tw_lock.
 busy, stolen = int(facts.get('busy_ticks', 0)), int(facts.get('steal_ticks', 0))
 steal = stolen / busy if busy else 0.0
 unsteal = 1 / (1 - min(steal, 0.9))
@@ -196,7 +198,10 @@ def check(name, good, why=''):
     print(('ok ' if good else 'not ok ') + name + ('' if good else ': ' + why))
 
 
-def near(name, got, want, lo, hi, slack=0, unit=('ms', 1e6)):
+def near(name, got, want, lo, hi, slack=0, unit=('ms', 1e6), stolen=False):
+    if stolen:
+        # want is corrected for steal; as low as uncorrected is fine too.
+        lo /= unsteal
     r = got / want if want else float('inf')
     check('%s: %.1f %s, expected %.1f %s (x %.3f, allowed %.2f - %.2f)'
           % (name, got / unit[1], unit[0], want / unit[1], unit[0], r, lo, hi),
@@ -219,16 +224,19 @@ print('stolen from the vCPUs over the run: %.1f %% of their busy time '
 # switch in is recorded), steal allowed for: 0.987 - 1.010.
 for i in range(T):
     near('thread %d running time ~ its CPU time' % i, th[tids[i]]['running_ns'], cpu[i] * unsteal,
-         0.95, 1.10, 20e6)
+         0.95, 1.10, 20e6, stolen=True)
 # Some thread is always active: 0.997 - 1.002.
 near('time with a thread active ~ the wall time', o['active_ns'], wall, 0.97, 1.06)
 # Thread 0: 1.014 - 1.038, once 1.130.
-near('thread 0 CMetric ~ R (P/T + S)', th[tids[0]]['cm_ns'], (par[0] / T + ser0) * unsteal, 0.95, 1.25)
+near('thread 0 CMetric ~ R (P/T + S)', th[tids[0]]['cm_ns'], (par[0] / T + ser0) * unsteal, 0.95, 1.25,
+     stolen=True)
 # The others: 1.018 - 1.067.
 for i in range(1, T):
-    near('thread %d CMetric ~ R P/T' % i, th[tids[i]]['cm_ns'], par[i] / T * unsteal, 0.95, 1.35)
+    near('thread %d CMetric ~ R P/T' % i, th[tids[i]]['cm_ns'], par[i] / T * unsteal, 0.95, 1.35,
+         stolen=True)
 # serial_work: 0.953 - 1.011.
-near('serial_work CMetric ~ R S', fn.get('serial_work', {}).get('cm_ns', 0), ser0 * unsteal, 0.90, 1.10)
+near('serial_work CMetric ~ R S', fn.get('serial_work', {}).get('cm_ns', 0), ser0 * unsteal, 0.90, 1.10,
+     stolen=True)
 # Its share of the total: 0.961 - 0.975 idle (once 0.897), 0.676 - 0.688 loaded.
 near('serial_work share ~ S / (P + S)', fn.get('serial_work', {}).get('share', 0),
      ser0 / (ser0 + par[0]), 0.50, 1.05, unit=('%', 0.01))

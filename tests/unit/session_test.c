@@ -442,7 +442,20 @@ static void perf_lost(FILE *f, uint32_t cpu, uint64_t time, uint64_t count)
 	perf_record(f, PERF_RECORD_LOST, 0, body, sizeof(body));
 }
 
-static void write_perf_data(const char *path, bool rounds)
+/* A COMM exec of @pid (its main thread) at @time, named "engine". */
+static void perf_exec(FILE *f, uint32_t pid, uint64_t time)
+{
+	uint8_t body[8 + 8 + 24] = { 0 };
+	uint32_t who[2] = { pid, pid };
+
+	memcpy(body, who, 8);
+	memcpy(body + 8, "engine", 6);
+	perf_trailer(body + 16, 0, time);
+	memcpy(body + 16, (uint64_t[]){ pid | (uint64_t)pid << 32 }, 8);
+	perf_record(f, PERF_RECORD_COMM, 1u << 13, body, sizeof(body));
+}
+
+static void write_perf_data(const char *path, bool rounds, uint32_t exec_pid, uint64_t exec_time)
 {
 	struct perf_file_header fh = { .size = sizeof(fh) };
 	struct perf_event_attr attr = {
@@ -465,6 +478,8 @@ static void write_perf_data(const char *path, bool rounds)
 	fwrite(&fh, sizeof(fh), 1, f);
 	fwrite(&attr, sizeof(attr), 1, f);
 	fwrite(&ids, sizeof(ids), 1, f);
+	if (exec_time)
+		perf_exec(f, exec_pid, exec_time);
 	for (r = 0; r < 3; r++) {
 		uint64_t t = 1000 * (uint64_t)r;
 
@@ -485,6 +500,34 @@ static void write_perf_data(const char *path, bool rounds)
 	fclose(f);
 }
 
+/*
+ * perf record -- COMMAND: the command's exec names the target process,
+ * whose tag register is trusted.  The kernel enables the events before it
+ * writes the exec's COMM, so the command's own first sample may come just
+ * before it; a later exec, or another process's, is a child's.
+ */
+static void target_by_exec(void)
+{
+	static const struct { uint32_t pid; uint64_t time; uint32_t want; } cases[] = {
+		{ 100, 5, 100 },	/* before the first sample (10) */
+		{ 100, 15, 100 },	/* just after it, the sample being its own */
+		{ 100, 2000000, 0 },	/* long after it: another exec of that process */
+		{ 200, 15, 0 },		/* another process's exec after the first sample */
+	};
+	const char *path = path_of("exec.data");
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct session_info info;
+		struct seen s;
+
+		write_perf_data(path, false, cases[i].pid, cases[i].time);
+		seen_init(&s);
+		check_int(run(path, &s, &info), ==, 0);
+		check_uint(info.target_pid, ==, cases[i].want);
+	}
+}
+
 static void perf_data_in_order(bool rounds)
 {
 	const char *path = path_of(rounds ? "rounds.data" : "plain.data");
@@ -494,7 +537,7 @@ static void perf_data_in_order(bool rounds)
 	struct seen s;
 	int r;
 
-	write_perf_data(path, rounds);
+	write_perf_data(path, rounds, 0, 0);
 	for (r = 0; r < 3; r++) {
 		unsigned long long t = 1000ull * r;
 
@@ -530,6 +573,7 @@ int main(void)
 	TEST(cut_short(), "a recording cut short delivers what it holds and says so");
 	TEST(perf_data_in_order(false), "perf.data: samples, switches and lost counts in time order");
 	TEST(perf_data_in_order(true), "perf.data with FINISHED_ROUND: the same, bounded");
+	TEST(target_by_exec(), "perf.data: the command's exec names the target, a sample of its own just before it or not");
 	{
 		char cmd[300];
 

@@ -7,7 +7,7 @@
  * JSON list the runs themselves.  Where the input has context switches,
  * each thread's lane has a second line with its states (the parallelism
  * pass's runs): running, runnable or blocked, the one it spent the most of
- * the column in; CSV and JSON list those runs too.
+ * the column in; JSON lists those runs too (CSV has the first table only).
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -29,6 +29,12 @@ static uint64_t us(uint64_t ns)
 	return ns / 1000 + (ns % 1000 >= 500);
 }
 
+/* @a + @b, UINT64_MAX where that overflows (times saturate there). */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /*
  * How long before the first sample the trace starts: the threads' states
  * begin at the recorded command's exec, before any sample.  Every ts is
@@ -36,7 +42,8 @@ static uint64_t us(uint64_t ns)
  */
 static uint64_t lead_ns(const struct agg *g)
 {
-	if (!g->opt.parallelism || g->par.begin_ns >= 0 || g->par.begin_ns == INT64_MIN)
+	if (!g->opt.parallelism || !g->par.nr_runs || g->par.begin_ns >= 0 ||
+	    g->par.begin_ns == INT64_MIN)
 		return 0;
 	return (uint64_t)-g->par.begin_ns;
 }
@@ -48,7 +55,7 @@ static uint64_t ts_of(const struct agg *g, int64_t ns)
 
 	if (ns < 0 && (uint64_t)-(ns + 1) >= lead)
 		return 0;
-	return us(ns < 0 ? lead - (uint64_t)-(ns + 1) - 1 : (uint64_t)ns + lead);
+	return us(ns < 0 ? lead - (uint64_t)-(ns + 1) - 1 : add_sat((uint64_t)ns, lead));
 }
 
 static const struct agg_thread *thread_of(const struct agg *g, uint32_t pid, uint32_t tid)
@@ -169,7 +176,7 @@ static void slices(const struct export_profile *p, FILE *out, const char **sep)
 
 	for (i = 0; i < g->nr_slices; i++) {
 		const struct agg_slice *s = &g->slices[i];
-		uint64_t b = us(s->begin_ns + lead_ns(g)), e = us(s->end_ns + lead_ns(g));
+		uint64_t b = us(add_sat(s->begin_ns, lead_ns(g))), e = us(add_sat(s->end_ns, lead_ns(g)));
 
 		fprintf(out, "%s\n{\"ph\":\"X\",\"name\":", *sep);
 		json_str(out, attr_row(p->attr, s->row)->name);
@@ -210,7 +217,7 @@ static int counters(const struct export_profile *p, FILE *out, const char **sep)
 		fprintf(out, "%s\n{\"ph\":\"C\",\"name\":", *sep);
 		json_str(out, name);
 		fprintf(out, ",\"pid\":%u,\"ts\":%" PRIu64 ",\"args\":{", pid,
-			us(g->opt.from_ns + bucket * g->opt.bucket_ns + lead_ns(g)));
+			us(add_sat(g->opt.from_ns + bucket * g->opt.bucket_ns, lead_ns(g))));
 		for (r = 0; r < nr; r++) {
 			if (!seen[r])
 				continue;

@@ -582,7 +582,7 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 {
 	struct session_info *info = &p->fr.info;
 	uint64_t first_exec = 0;
-	uint32_t exec_pid = 0;
+	uint32_t exec_pid = 0, first_sample_pid = 0;
 	const uint8_t *at = p->data, *rec;
 	struct perf_event_header h;
 	struct tev_sample s;
@@ -595,8 +595,10 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 				p->malformed++;
 				break;
 			}
-			if (!info->nr_samples || s.time < info->first_time)
+			if (!info->nr_samples || s.time < info->first_time) {
 				info->first_time = s.time;
+				first_sample_pid = s.pid;
+			}
 			if (s.time > info->last_time)
 				info->last_time = s.time;
 			if (s.flags & TEV_HAS_ADDR)
@@ -655,8 +657,17 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 		snprintf(info->problem, sizeof(info->problem),
 			 "%llu malformed events skipped", (unsigned long long)p->malformed);
 	}
-	/* An exec after the first sample is a child's (perf record -p, -a). */
-	if (p->exec_seen && (!info->nr_samples || first_exec <= info->first_time))
+	/*
+	 * An exec after the first sample is a child's (perf record -p, -a),
+	 * unless that sample is the exec'ing process's own: the kernel
+	 * enables the command's events (perf_event_exec()) before it emits
+	 * the exec's COMM (__set_task_comm() in begin_new_exec()), so a
+	 * sample may come between the two (within microseconds: a
+	 * millisecond is allowed).
+	 */
+	if (p->exec_seen && (!info->nr_samples || first_exec <= info->first_time ||
+			     (first_sample_pid == exec_pid &&
+			      first_exec - info->first_time < 1000000)))
 		info->target_pid = exec_pid;
 	return 0;
 }
