@@ -18,7 +18,8 @@
 #           bounded libFuzzer run each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
 #           on the patched debug kernel (KASAN, lockdep, kmemleak), once
-#           with a trusted TSC and once with tsc=unstable.
+#           with a trusted TSC and once with tsc=unstable; make demo's path
+#           and the engine's planted bottleneck under tailor record (6.1).
 #
 # Usage: scripts/check.sh [--native-only]
 # The last line reads "N passed, N failed, N skipped"; the exit status is
@@ -229,6 +230,9 @@ if [ $native_only -eq 0 ]; then
 	box 6.1
 	echo "== test box: make demo (6.1, with a C compiler)"
 	tap_totals "make demo in the test box" "$out/demo.log" tests/engine/demo_test.sh
+	echo "== test box: the engine's planted bottleneck under tailor record (6.1)"
+	tap_totals "parallelism: the engine's group-by merge lock found and its fix, by tailor in the test box" \
+		"$out/box-bottleneck.log" tests/parallel/box_bottleneck_test.sh
 	box 6.12
 	box debug
 	box debug-unstable

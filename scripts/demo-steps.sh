@@ -11,6 +11,10 @@
 # (ui.perfetto.dev, speedscope).  The engine runs its queries on a pool of
 # worker threads; the C compiler processes it starts are sampled too, each
 # under its own pid and name.  The thread's tag word names the query run.
+# Last, two clients run fig3 and twojoins at once on the same two workers:
+# the samples per query run, each query's operators, and the workers'
+# lanes (which query and operator each ran over time, and its states from
+# the context switches).
 #
 # Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10),
 # DEMO_CLIENTS (default 1: clients running the query at once).
@@ -55,3 +59,28 @@ echo "== the profile for other readers (tailor report --format pprof|folded|chro
 report --format pprof -o "$out/profile.pb.gz"
 report --format folded -o "$out/stacks.folded"
 report --format chrome -o "$out/trace.json"
+
+echo
+echo "== two clients at once, fig3 and twojoins on the same 2 workers (tailor-engine -j 2 -c 2)"
+if ! "$tailor" record --tag-word tailor_tag_word -o "$out/concurrent.rec" -- \
+	"$engine" -s "$scale" -n "$repeat" -j 2 -c 2 -r 0 -d "$out/concurrent.dict" \
+	-w "$out/generated-concurrent" -t "$out/concurrent.times" fig3 twojoins \
+	>"$out/concurrent.out" 2>"$out/record-concurrent.log"; then
+	cat "$out/concurrent.out" "$out/record-concurrent.log" >&2
+	exit 1
+fi
+grep '^check: \|execution' "$out/concurrent.out"
+cat "$out/record-concurrent.log"
+concurrent() {
+	"$tailor" report -i "$out/concurrent.rec" -d "$out/concurrent.dict" --pid "$cpid" "$@"
+}
+cpid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$out/concurrent.times" | head -n 1)
+echo
+echo "== samples per query run: each client's run apart, by the tag word (tailor report --level query --pid $cpid)"
+concurrent --level query
+echo
+echo "== each query run's operators (tailor report --by-query --top 5 --pid $cpid)"
+concurrent --by-query --top 5
+echo
+echo "== the workers' lanes, with their states from the context switches (tailor report --view lanes --pid $cpid)"
+concurrent --view lanes

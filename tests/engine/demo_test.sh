@@ -8,8 +8,10 @@
 # third of all samples (the rest: data generation, kernel, loading), the shared runtime's samples must be attributed by tag, and
 # the HTML report must come back out of the box.  Then 'twojoins': both
 # joins, running the same precompiled functions, get samples of their own.
-# Last, two clients run fig3 and twojoins at once on two workers: every
-# client's run of a query keeps the operator shares of the query alone.
+# make demo's own concurrent part must show each client's query runs and
+# the workers' lanes with their states.  Last, two clients run fig3 and
+# twojoins at once on two workers: every client's run of a query keeps
+# the operator shares of the query alone.
 #
 # Prints TAP and a "# Totals:" line.
 set -uo pipefail
@@ -72,6 +74,23 @@ if grep -q '^# legend: .*HashJoin#3' "$out/fig3.out" && [ -s "$top/build/demo/re
 	ok "timeline printed; HTML report with its plots exported from the box"
 else
 	not_ok "timeline / HTML report" "$out/fig3.out"
+fi
+
+# make demo's concurrent part: two clients running fig3 and twojoins at
+# once on two workers; each client's run of each query is a row of its own
+# (the tag word), and the lanes show the workers with a line of states.
+sed -n '/^== samples per query run/,/^== each query run/p' "$out/fig3.out" >"$out/runs"
+sed -n "/^== the workers' lanes/,\$p" "$out/fig3.out" >"$out/lanes"
+runs=$(grep -cE '(fig3|twojoins) \(client [12]\)' "$out/runs")
+workers=$(grep -cE '^ +[0-9]+ +[0-9]+ +worker ' "$out/lanes")
+# A worker's lane, then its states: running ('=') some of the time.
+states=$(awk '/^ +[0-9]+ +[0-9]+ +worker / { w = 1; next }
+	w && length($0) > 20 && /^[ =~_]*=[ =~_]*$/ { n++ } { w = 0 } END { print n + 0 }' "$out/lanes")
+if grep -q '^check: ok' "$out/fig3.out" && [ "$runs" -eq 4 ] && [ "$workers" -ge 2 ] &&
+   [ "$states" -eq "$workers" ] && grep -q '^# states, ' "$out/lanes"; then
+	ok "make demo's concurrent run: 4 query runs apart by the tag word; lanes of $workers workers, each with its states"
+else
+	not_ok "concurrent part of make demo ($runs query runs, $workers worker lanes, $states state lines)" "$out/lanes"
 fi
 
 # The profile leaves the box for readers here: go tool pprof's per-operator
