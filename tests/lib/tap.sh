@@ -5,6 +5,9 @@
 #   ok NAME               a passing test
 #   not_ok NAME [FILE]    a failing one, with an excerpt of FILE (its first
 #                         20 lines, or the last 20 with TAP_EXCERPT=tail)
+#   tap_from              "ok TEXT" and "not ok TEXT: WHY" lines on stdin
+#                         (a checker's) as tests, other lines as comments;
+#                         in a pipe, with shopt -s lastpipe to count them
 #   tap_totals            the kselftest-style "# Totals:" line that
 #                         scripts/check.sh counts; fails if any test did
 pass=0 fail=0 n=0
@@ -18,6 +21,17 @@ not_ok() {
 	if [ -n "${2:-}" ] && [ -f "$2" ]; then
 		"${TAP_EXCERPT:-head}" -20 "$2" | sed 's/^/#   /'
 	fi
+}
+
+tap_from() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok }" ;;
+		"not ok "*) not_ok "${line#not ok }" ;;
+		*) echo "# $line" ;;
+		esac
+	done
 }
 
 tap_totals() {

@@ -82,12 +82,7 @@ fi
 
 # The checks, shared with the box's test, print "ok TEXT" or "not ok TEXT: WHY".
 if python3 "$top/tests/parallel/bottleneck_checks.py" "$work" 5 >"$work/checks" 2>"$work/why"; then
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" ;;
-		"not ok "*) not_ok "${line#not ok }" ;;
-		esac
-	done <"$work/checks"
+	tap_from <"$work/checks"
 else
 	not_ok "bottleneck_checks.py ran to its end" "$work/why"
 fi

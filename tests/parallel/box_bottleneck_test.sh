@@ -42,12 +42,7 @@ else
 fi
 if python3 "$top/tests/parallel/bottleneck_checks.py" "$out" "$DEMO_RUNS" >"$out/checks" \
 	2>"$out/why"; then
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" ;;
-		"not ok "*) not_ok "${line#not ok }" ;;
-		esac
-	done <"$out/checks"
+	tap_from <"$out/checks"
 else
 	not_ok "bottleneck_checks.py ran to its end" "$out/why"
 fi

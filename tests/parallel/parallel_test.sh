@@ -138,17 +138,6 @@ if ! "$perf" record -q -e cpu-clock --switch-events -o "$work/probe.data" -- tru
 	exit
 fi
 
-# The checks print "ok NAME" or "not ok NAME: WHY" lines; here they become TAP.
-tap_from() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "${line#ok }" ;;
-		"not ok "*) not_ok "${line#not ok }" ;;
-		*) echo "# $line" ;;
-		esac
-	done
-}
 # ran_to_end STATUS NAME: a check script that died (a traceback) fails.
 ran_to_end() { [ "$1" -eq 0 ] || not_ok "$2 ran to their end (exit $1)"; }
 

@@ -104,17 +104,6 @@ static void runs_table(const struct report *r, struct doc *d, uint32_t *order)
 /* A state's character in a lane: index enum par_state. */
 static const char state_chars[] = " =~_";
 
-/* The parallelism pass's thread @pid/@tid, or -1. */
-static long par_thread_index(const struct agg *g, uint32_t pid, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; g->opt.parallelism && i < g->par.nr_threads; i++)
-		if (g->par.threads[i].pid == pid && g->par.threads[i].tid == tid)
-			return (long)i;
-	return -1;
-}
-
 /*
  * Thread @thread's states into @lane, a column of @col_ns each: the state
  * it spent the most of the column in (@acc: @ncols x 4 of scratch).
@@ -275,7 +264,7 @@ static int build_lanes(const struct report *r, struct doc *d)
 		doc_cell(d, text, doc_u64(th->tid));
 		doc_cell(d, text, doc_str(th->name[0] ? th->name : "?"));
 		doc_cell(d, text, doc_str(lane));
-		pt = par_thread_index(g, th->pid, th->tid);
+		pt = g->opt.parallelism ? par_thread_index(&g->par, th->pid, th->tid) : -1;
 		if (pt < 0)
 			continue;
 		state_lane(g, (uint32_t)pt, col_ns, ncols, acc, lane);

@@ -141,6 +141,8 @@ int par_sample(struct par_builder *b, const struct tev_sample *s, uint32_t outco
  */
 int par_finish(struct par_builder *b, double threshold, struct agg_parallelism *out);
 void par_free(struct agg_parallelism *p);
+/* The index of thread @pid/@tid in @p->threads, or -1. */
+long par_thread_index(const struct agg_parallelism *p, uint32_t pid, uint32_t tid);
 const char *par_state_name(enum par_state s);
 
 #endif /* TAILOR_PARALLELISM_H */

@@ -152,6 +152,16 @@ int par_sample(struct par_builder *b, const struct tev_sample *s, uint32_t outco
 	return push(b, s->time, s->pid, s->tid, EV_SAMPLE, outcome, row);
 }
 
+long par_thread_index(const struct agg_parallelism *p, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_threads; i++)
+		if (p->threads[i].pid == pid && p->threads[i].tid == tid)
+			return (long)i;
+	return -1;
+}
+
 const char *par_state_name(enum par_state s)
 {
 	static const char *const names[] = { "unseen", "running", "runnable", "blocked" };

@@ -97,17 +97,6 @@ static void thread_track(FILE *out, const char **sep, uint32_t pid, uint32_t tid
 	*sep = ",";
 }
 
-/* The parallelism pass's thread @pid/@tid, or NULL. */
-static const struct par_thread *par_thread_of(const struct agg *g, uint32_t pid, uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; g->opt.parallelism && i < g->par.nr_threads; i++)
-		if (g->par.threads[i].pid == pid && g->par.threads[i].tid == tid)
-			return &g->par.threads[i];
-	return NULL;
-}
-
 static void names(const struct export_profile *p, FILE *out, const char **sep)
 {
 	const struct agg *g = p->agg;
@@ -134,7 +123,7 @@ static void names(const struct export_profile *p, FILE *out, const char **sep)
 			*sep = ",";
 		}
 		thread_track(out, sep, t->pid, t->tid, t->name, "", 2 * (uint64_t)i);
-		if (par_thread_of(g, t->pid, t->tid))
+		if (g->opt.parallelism && par_thread_index(&g->par, t->pid, t->tid) >= 0)
 			thread_track(out, sep, t->pid, t->tid | STATE_TRACK_BIT, t->name, " (states)",
 				     2 * (uint64_t)i + 1);
 	}
