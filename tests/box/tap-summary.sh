@@ -7,7 +7,9 @@
 # that began but printed no "# Totals:" line (it crashed, or the box died)
 # counts as one failure; so does a box that failed for any other reason
 # (boot.sh's verdict, BOOT_RC).  Prints a line per binary, the failed
-# cases, and "LABEL: N passed, N failed, N skipped"; exits 1 on failure.
+# cases with the last lines the case logged (its TH_LOG figures and the
+# failed expectation: often all a CI summary shows of a box run), and
+# "LABEL: N passed, N failed, N skipped"; exits 1 on failure.
 set -euo pipefail
 export LC_ALL=C
 
@@ -23,7 +25,15 @@ cur != "" && /^# Totals: / {
 	}
 	totals[cur] = 1
 }
-cur != "" && /^(not ok|# FAIL|#  RUN|ok) / { if ($0 ~ /^not ok/) fails[cur] = fails[cur] "\n     " $0 }
+cur != "" && /^#  RUN / { nlog = 0; next }
+cur != "" && /^not ok / {
+	for (i = (nlog > 6 ? nlog - 5 : 1); i <= nlog; i++)
+		fails[cur] = fails[cur] "\n       " substr(logged[i], 1, 300)
+	fails[cur] = fails[cur] "\n     " $0
+	nlog = 0
+	next
+}
+cur != "" && /^# / && !/^# +(OK|FAIL|SKIP|Totals|PASSED|FAILED)/ { logged[++nlog] = $0 }
 END {
 	pass = fail = skip = 0
 	for (i = 1; i <= n; i++) {

@@ -9,7 +9,7 @@
 # so on 2 workers one folds while the other waits; --merge partitioned is
 # the fix.  Query 'groups' has a group for nearly every row, so the merge
 # is a real part of it.  Each mode is recorded with
-#   perf record -e cpu-clock --switch-events --intr-regs=r15
+#   perf record -e cpu-clock --switch-events --intr-regs=r15 --user-regs=ip,r15
 # and read with tailor report --view parallelism --query groups:
 #   - locked: the code with the most CMetric in critical slices is the
 #     GroupBy operator in the merge's functions (group_fold, or the
@@ -57,7 +57,7 @@ fi
 # run MODE N: the engine on 'groups', recorded; its times and the view.
 run() {
 	local m=$1 n=$2
-	timeout 300 "$perf" record -q -e cpu-clock --switch-events --intr-regs=r15 \
+	timeout 300 "$perf" record -q -e cpu-clock --switch-events --intr-regs=r15 --user-regs=ip,r15 \
 		-o "$work/$m$n.data" -- "$engine" -s 0.1 -n 10 -j 2 -r 0 --merge "$m" \
 		-d "$work/$m$n.dict" -w "$work/w$m$n" -t "$work/$m$n.times" groups \
 		>"$work/$m$n.out" 2>&1 &&

@@ -559,6 +559,83 @@ static void perf_data_in_order(bool rounds)
 		check_uint(info.max_queued, <=, 12);
 }
 
+struct flags_seen {
+	struct tev_consumer events;
+	char log[512];
+	size_t len;
+};
+
+static int log_flags(struct tev_consumer *c, const struct tev_sample *e)
+{
+	struct flags_seen *s = tev_container_of(c, struct flags_seen, events);
+
+	s->len += snprintf(s->log + s->len, sizeof(s->log) - s->len, "%s tag %llx%s entry %llx; ",
+			   e->flags & TEV_KERNEL ? "k" : "u", (unsigned long long)e->tag,
+			   e->flags & TEV_USER_TAG ? "" : " (kernel's)",
+			   e->flags & TEV_HAS_ENTRY_IP ? (unsigned long long)e->entry_ip : 0ull);
+	return 0;
+}
+
+/*
+ * perf record --intr-regs=r15 --user-regs=ip,r15: a kernel sample's user
+ * registers are the thread's at kernel entry, so its tag is the user's
+ * r15 and the IP that entered the kernel is known; a kernel thread's
+ * sample has none (abi 0) and keeps the interrupted r15, not a user tag.
+ */
+static void perf_data_user_regs(void)
+{
+	struct perf_file_header fh = { .size = sizeof(fh) };
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 250000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_REGS_USER | PERF_SAMPLE_REGS_INTR,
+		.sample_regs_user = 1ull << 8 | 1ull << 23,
+		.sample_regs_intr = 1ull << 23,
+	};
+	/* ip, pid/tid, time, user abi + ip + r15 (or abi 0), intr abi + r15 */
+	const uint64_t user[] = { 0x401000, 100 | 100ull << 32, 10, PERF_SAMPLE_REGS_ABI_64,
+				  0x401000, 5, PERF_SAMPLE_REGS_ABI_64, 5 };
+	const uint64_t kernel[] = { 0xffffffff81000000ull, 100 | 100ull << 32, 20,
+				    PERF_SAMPLE_REGS_ABI_64, 0x402000, 7, PERF_SAMPLE_REGS_ABI_64,
+				    0xdead };
+	const uint64_t kthread[] = { 0xffffffff81000100ull, 0, 30, 0, PERF_SAMPLE_REGS_ABI_64, 0xbeef };
+	struct perf_file_section ids = { 0, 0 };
+	const char *path = path_of("uregs.data");
+	struct flags_seen s = { .events = { .sample = log_flags } };
+	struct tev_consumer *c[] = { &s.events };
+	struct session_options o = { .tag_reg = 23 };
+	struct session *ses;
+	char err[256];
+	FILE *f = fopen(path, "w");
+
+	check(f != NULL);
+	if (!f)
+		return;
+	memcpy(&fh.magic, PERF_FILE_MAGIC, 8);
+	fh.attr_size = sizeof(attr) + sizeof(ids);
+	fh.attrs = (struct perf_file_section){ sizeof(fh), fh.attr_size };
+	fh.data.offset = sizeof(fh) + fh.attr_size;
+	fh.data.size = 3 * sizeof(struct perf_event_header) + sizeof(user) + sizeof(kernel) +
+		       sizeof(kthread);
+	fwrite(&fh, sizeof(fh), 1, f);
+	fwrite(&attr, sizeof(attr), 1, f);
+	fwrite(&ids, sizeof(ids), 1, f);
+	perf_record(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, user, sizeof(user));
+	perf_record(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, kernel, sizeof(kernel));
+	perf_record(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, kthread, sizeof(kthread));
+	fclose(f);
+	ses = session_open(path, &o, err, sizeof(err));
+	check(ses != NULL);
+	if (!ses) {
+		printf("# %s\n", err);
+		return;
+	}
+	check_int(session_run(ses, c, 1), ==, 0);
+	session_close(ses);
+	check_str(s.log, "u tag 5 entry 0; k tag 7 entry 402000; k tag beef (kernel's) entry 0; ");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -573,6 +650,7 @@ int main(void)
 	TEST(cut_short(), "a recording cut short delivers what it holds and says so");
 	TEST(perf_data_in_order(false), "perf.data: samples, switches and lost counts in time order");
 	TEST(perf_data_in_order(true), "perf.data with FINISHED_ROUND: the same, bounded");
+	TEST(perf_data_user_regs(), "perf.data --user-regs=ip,r15: a kernel sample's tag and entry IP are the user's");
 	TEST(target_by_exec(), "perf.data: the command's exec names the target, a sample of its own just before it or not");
 	{
 		char cmd[300];

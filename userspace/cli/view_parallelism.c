@@ -5,7 +5,9 @@
  * CMetric): how many threads could run over time, each thread's CMetric,
  * and the code that ran in the critical slices -- query, component of
  * the level, function and source line -- ranked by the CMetric it
- * carries, with its share of the run's.
+ * carries, with its share of the run's.  Kernel time is split by the
+ * function that entered the kernel: a lock holder's page faults are the
+ * critical section's as much as its own instructions.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -20,6 +22,7 @@
 struct code_key {
 	uint32_t special;	/* 0; 1 unsampled; 2 filtered out */
 	uint32_t query, row, function, line;
+	uint32_t entered_from;	/* kernel samples: the user function that entered */
 	uint64_t samples;
 	double cm_ns, critical_cm_ns;
 };
@@ -48,6 +51,8 @@ static int cmp_key(const void *a, const void *b)
 		return x->row < y->row ? -1 : 1;
 	if (x->function != y->function)
 		return x->function < y->function ? -1 : 1;
+	if (x->entered_from != y->entered_from)
+		return x->entered_from < y->entered_from ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -66,8 +71,8 @@ static int cmp_cost(const void *a, const void *b)
 
 /*
  * Outcomes differ in rows this view does not show (other stack levels):
- * one entry per (query, component, function, line), most critical CMetric
- * first.  NULL without memory.
+ * one entry per (query, component, function, entered from, line), most
+ * critical CMetric first.  NULL without memory.
  */
 static struct code_key *code_keys(const struct report *r, size_t *n)
 {
@@ -88,6 +93,8 @@ static struct code_key *code_keys(const struct report *r, size_t *n)
 			.row = c->row,
 			.function = real ? level_row(r, c->outcome, "function") : ATTR_NONE,
 			.line = real ? level_row(r, c->outcome, "line") : ATTR_NONE,
+			.entered_from = real ? attr_outcome_entered_from(r->attr, c->outcome)
+					     : ATTR_NONE,
 			.samples = c->samples, .cm_ns = c->cm_ns, .critical_cm_ns = c->critical_cm_ns,
 		};
 	}
@@ -117,9 +124,17 @@ static double share_of(double part, double whole)
 }
 
 static void code_row(const struct report *r, struct doc *d, struct doc_table *t,
-		     const struct code_key *c, size_t rank)
+		     const struct code_key *c, size_t rank, bool text)
 {
 	const struct agg_parallelism *p = &r->agg.par;
+	const char *function = name_or_null(r, c->function);
+	char via[160];
+
+	/* Text has no room for a column most rows leave empty. */
+	if (text && function && c->entered_from != ATTR_NONE) {
+		snprintf(via, sizeof(via), "%s from %s", function, row_name(r, c->entered_from));
+		function = via;
+	}
 
 	doc_row(d, t, 0);
 	doc_cell(d, t, doc_u64(rank));
@@ -133,7 +148,8 @@ static void code_row(const struct report *r, struct doc *d, struct doc_table *t,
 	doc_cell(d, t, doc_str(name_or_null(r, c->query)));
 	doc_cell(d, t, doc_str(c->special == 1 ? "[unsampled]" : c->special == 2 ? "[filtered out]" :
 			       row_name(r, c->row)));
-	doc_cell(d, t, doc_str(name_or_null(r, c->function)));
+	doc_cell(d, t, doc_str(function));
+	doc_cell(d, t, doc_str(name_or_null(r, c->entered_from)));
 	doc_cell(d, t, doc_str(name_or_null(r, c->line)));
 }
 
@@ -157,11 +173,12 @@ static void code_table(const struct report *r, struct doc *d, unsigned int forma
 		{ .name = "samples", .type = DOC_U64, .width = 8 },
 		{ .name = "query", .type = DOC_STR, .width = -14, .maxlen = 24, .sep = "  " },
 		{ .name = "component", .type = DOC_STR, .width = -22, .maxlen = 32, .sep = "  " },
-		{ .name = "function", .type = DOC_STR, .width = -22, .maxlen = 32, .sep = "  " },
+		{ .name = "function", .type = DOC_STR, .width = -22, .maxlen = 40, .sep = "  " },
+		{ .name = "entered_from", .type = DOC_STR, .formats = DOC_DATA },
 		{ .name = "line", .type = DOC_STR, .sep = "  " },
 	};
 	struct doc_table *t = doc_table(d, formats & DOC_TEXT ? "code_text" : "code", formats,
-					cols, 12);
+					cols, 13);
 	size_t i, shown = 0;
 
 	if (formats & DOC_TEXT)
@@ -173,7 +190,7 @@ static void code_table(const struct report *r, struct doc *d, unsigned int forma
 			if (keys[i].cm_ns <= 0 && keys[i].critical_cm_ns <= 0)
 				continue;
 		}
-		code_row(r, d, t, &keys[i], i + 1);
+		code_row(r, d, t, &keys[i], i + 1, formats & DOC_TEXT);
 		shown++;
 	}
 }

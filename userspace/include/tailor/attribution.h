@@ -153,6 +153,12 @@ const uint32_t *attr_outcome_rows(const struct attributor *a, uint32_t outcome);
  */
 int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
 			uint32_t *frames, int max);
+/*
+ * A kernel sample's outcome: the function row of the user code that
+ * entered the kernel (a syscall, a page fault), where the sample carries
+ * the entry IP and a function level was asked for; else ATTR_NONE.
+ */
+uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome);
 
 /* ---- queries (attr_options.queries) ---- */
 

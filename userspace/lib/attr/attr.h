@@ -111,6 +111,8 @@ struct outcome {
 	uint32_t line;
 	uint32_t nodebug;
 	uint32_t query;			/* row at the query level, or ATTR_NONE */
+	/* A kernel outcome's entry site's function row, or ATTR_NONE. */
+	uint32_t entered_from;
 	/* stack rows: outcome_rows[outcome * nr_stack + i] */
 };
 
@@ -126,6 +128,7 @@ struct attributor {
 	int stack[ATTR_MAX_LEVELS];
 	int nr_stack;
 	int query_level;		/* index into levels[], or -1 */
+	int function_level;		/* index into levels[], or -1 */
 	/* attr_select_queries(): per row, whether its samples are kept. */
 	bool *query_selected;
 	size_t nr_query_selected;	/* rows it covers; later rows are not */

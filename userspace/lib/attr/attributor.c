@@ -137,7 +137,8 @@ static int new_outcome(struct attributor *a, uint32_t *idx)
 		       (n + 1) * (a->nr_stack ? a->nr_stack : 1), sizeof(*a->outcome_rows)))
 		return -ENOMEM;
 	a->outcomes[n] = (struct outcome){ .row = ATTR_NONE, .line = ATTR_NONE,
-					   .nodebug = ATTR_NONE, .query = ATTR_NONE };
+					   .nodebug = ATTR_NONE, .query = ATTR_NONE,
+					   .entered_from = ATTR_NONE };
 	*idx = (uint32_t)a->nr_outcomes++;
 	return 0;
 }
@@ -208,6 +209,8 @@ static int kernel_outcome(struct attributor *a, uint32_t entry, const struct tev
 	if (new_outcome(a, idx))
 		return -ENOMEM;
 	o = &a->outcomes[*idx];
+	if (entry != NO_ENTRY_SITE && a->function_level >= 0)
+		o->entered_from = site_level(a, entry, a->function_level)->row;
 	if (kernel_row(a, entry, 0, s, &o->row, &o->note) ||
 	    (a->query_level >= 0 && kernel_row(a, entry, a->query_level, s, &o->query, &note)))
 		return -ENOMEM;
@@ -310,12 +313,19 @@ static void count(struct attributor *a, const struct outcome *o)
 		a->notes.dict_hits[row->dict]++;
 }
 
+/*
+ * Whether a kernel sample's entry site is looked up: it picks the
+ * component at a dictionary level, and names the function the kernel
+ * was entered from (attr_outcome_entered_from()).
+ */
 static bool entry_matters(const struct attributor *a)
 {
 	int i;
 
 	if (a->kernel_apart)
 		return false;
+	if (a->function_level >= 0)
+		return true;
 	for (i = 0; i < a->nr_levels; i++)
 		if (a->levels[i].kind == LEVEL_DICT)
 			return true;
@@ -483,6 +493,10 @@ struct attributor *attr_new(const struct attr_options *o, char *err, size_t errl
 			a->query_level = level_index(a, ATTR_QUERY_LEVEL, err, errlen);
 	if (a->query_level < -1)
 		goto fail;
+	a->function_level = -1;
+	for (li = 0; li < a->nr_levels && a->function_level < 0; li++)
+		if (a->levels[li].kind == LEVEL_FUNCTION)
+			a->function_level = li;
 	for (di = 0; di < a->nr_dicts; di++)
 		if (index_dict_files(a, di))
 			goto oom;
@@ -623,6 +637,11 @@ bool attr_has_queries(const struct attributor *a)
 uint32_t attr_outcome_query(const struct attributor *a, uint32_t outcome)
 {
 	return outcome < a->nr_outcomes ? a->outcomes[outcome].query : ATTR_NONE;
+}
+
+uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome)
+{
+	return outcome < a->nr_outcomes ? a->outcomes[outcome].entered_from : ATTR_NONE;
 }
 
 bool attr_query_selected(const struct attributor *a, uint32_t query)

@@ -21,6 +21,8 @@
 
 /* CLOCK_PERF_HW_CLOCK of patches/0002: sample times are the raw TSC. */
 #define PERF_CLOCK_HW_TSC		12
+/* x86's perf register number of rip (asm/perf_regs.h, not in the uapi set used here) */
+#define PERF_REG_X86_IP_NUMBER		8
 
 struct perf_file_section {
 	uint64_t offset, size;

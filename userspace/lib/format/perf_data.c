@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Events from perf.data (tools/perf/Documentation/perf.data-file-format.txt):
- * perf record --intr-regs=r15 gives the tag register, -k 12 on a kernel
- * with patches/0002 gives raw TSC times, --switch-events context
+ * perf record --intr-regs=r15 gives the tag register, --user-regs=ip,r15
+ * a kernel sample's tag and the IP that entered the kernel, -k 12 on a
+ * kernel with patches/0002 raw TSC times, --switch-events context
  * switches.  The file is mapped, never copied, every field is
  * bounds-checked, and offsets are never trusted to be aligned: fields
  * are copied out, never cast.
@@ -31,6 +32,12 @@ struct perf_attr_info {
 	const uint8_t *ids;	/* nr_ids u64s, possibly unaligned */
 	size_t nr_ids;
 	int tag_index;		/* of the tag in regs_intr, -1: not captured */
+	/*
+	 * In regs_user (perf record --user-regs=ip,r15), -1: not captured.
+	 * A kernel sample's user registers are the thread's at kernel entry:
+	 * its tag, and the IP that entered the kernel.
+	 */
+	int user_tag_index, user_ip_index;
 	unsigned int time_at;	/* offset of TIME in its samples, 0: none */
 };
 
@@ -118,6 +125,15 @@ static void skip_read(struct cursor *c, const struct perf_event_attr *a)
 	}
 }
 
+/* The index of perf register @reg among a sample's user registers, or -1. */
+static int regs_index(const struct perf_event_attr *a, int reg)
+{
+	if (!(a->sample_type & PERF_SAMPLE_REGS_USER) || reg < 0 || reg > 63 ||
+	    !(a->sample_regs_user >> reg & 1))
+		return -1;
+	return __builtin_popcountll(a->sample_regs_user & ((1ull << reg) - 1));
+}
+
 /* The attribute a sample record belongs to, or NULL. */
 static const struct perf_attr_info *sample_attr(const struct perf_data *p,
 						const uint8_t *rec,
@@ -136,6 +152,7 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 {
 	struct cursor c = { rec + sizeof(*h), rec + h->size, false };
 	const struct perf_attr_info *ai = sample_attr(p, rec, h);
+	const uint8_t *user_regs = NULL;
 	uint64_t t, n;
 
 	if (!ai)
@@ -191,8 +208,11 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 		skip(&c, n > (1u << 16) ? UINT64_MAX : n * 24);
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
-		if (take_u64(&c))
+		/* abi 0: no user registers (a kernel thread) */
+		if (take_u64(&c)) {
+			user_regs = c.p;
 			skip(&c, 8ull * __builtin_popcountll(ai->attr.sample_regs_user));
+		}
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
 		n = take_u64(&c);
@@ -219,6 +239,16 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 				if (!(out->flags & TEV_KERNEL))
 					out->flags |= TEV_USER_TAG;
 			}
+		}
+	}
+	if (user_regs && !c.bad) {
+		if (ai->user_tag_index >= 0) {
+			memcpy(&out->tag, user_regs + 8 * ai->user_tag_index, 8);
+			out->flags |= TEV_HAS_TAG | TEV_USER_TAG;
+		}
+		if (ai->user_ip_index >= 0 && (out->flags & TEV_KERNEL)) {
+			memcpy(&out->entry_ip, user_regs + 8 * ai->user_ip_index, 8);
+			out->flags |= TEV_HAS_ENTRY_IP;
 		}
 	}
 	return c.bad ? -1 : 0;
@@ -546,7 +576,9 @@ static int load_attrs(struct perf_data *p, const struct perf_file_header *fh,
 		    tag_reg >= 0 && (ai->attr.sample_regs_intr >> tag_reg & 1))
 			ai->tag_index = __builtin_popcountll(ai->attr.sample_regs_intr &
 							    ((1ull << tag_reg) - 1));
-		if (ai->tag_index >= 0)
+		ai->user_tag_index = regs_index(&ai->attr, tag_reg);
+		ai->user_ip_index = regs_index(&ai->attr, PERF_REG_X86_IP_NUMBER);
+		if (ai->tag_index >= 0 || ai->user_tag_index >= 0)
 			p->fr.info.has_tag = true;
 		ai->time_at = time_offset(ai->attr.sample_type);
 	}
