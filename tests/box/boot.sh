@@ -170,13 +170,22 @@ stream_console() {
 	done
 }
 
+# This machine's CPU time, busy and stolen by its own hypervisor
+# (/proc/stat's cpu line, ticks): a box that ran slow because its host
+# was starved is told from one whose kernel or module misbehaved.
+host_ticks() {
+	awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $9; exit }' /proc/stat
+}
+
 echo "$prog: $(printf '%q ' "${qemu_cmd[@]}")" >&2
+read -r busy0 steal0 < <(host_ticks)
 t0=$(now_us)
 # In the background so that the wait builtin, and so the traps, can be
 # interrupted by a signal.
 run_qemu | stream_console &
 wait $! || true
 t1=$(now_us)
+read -r busy1 steal1 < <(host_ticks)
 qemu_rc=$(cat "$tmp/rc" 2>/dev/null || echo "unknown")
 
 times="total $(secs $((t1 - t0)))s"
@@ -184,6 +193,10 @@ if [ -s "$tmp/start" ]; then
 	times="boot $(secs $(($(cat "$tmp/start") - t0)))s (to TAILOR-BOX-START), $times"
 else
 	times="boot: TAILOR-BOX-START never seen, $times"
+fi
+if [ $((busy1 - busy0)) -gt 0 ]; then
+	times="$times; this machine's host stole $(awk -v s=$((steal1 - steal0)) \
+		-v b=$((busy1 - busy0)) 'BEGIN { printf "%.1f", 100 * s / b }')% of its busy CPU time"
 fi
 echo "$prog: $times" >&2
 

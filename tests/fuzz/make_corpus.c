@@ -5,8 +5,8 @@
  * noise it must first turn into a header.  Run once by hand when the
  * format changes:
  *
- *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Ikmod \
- *       tests/fuzz/make_corpus.c userspace/lib/recording_writer.c \
+ *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Iuserspace/lib -Ikmod \
+ *       tests/fuzz/make_corpus.c userspace/lib/format/recording_writer.c \
  *       -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
  */
 #include <stdio.h>
@@ -75,12 +75,15 @@ static int every_type(struct tlr_writer *w)
 				  .flags = TLR_SWITCH_OUT, .other_pid = -1, .other_tid = -1 };
 	struct tlr_switch in = { .tsc = 5, .pid = 100, .tid = 101, .cpu = 0,
 				 .other_pid = -1, .other_tid = -1 };
+	struct tlr_wakeup wake = { .tsc = 5, .pid = 100, .tid = 100, .cpu = 0,
+				   .target_tid = 101, .target_cpu = 0 };
 
 	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
 	       put(w, TLR_MMAP, &m, sizeof(m), path, sizeof(path)) ||
 	       put(w, TLR_COMM, &c, sizeof(c), name, sizeof(name)) ||
 	       put(w, TLR_TASK, &t, sizeof(t), NULL, 0) ||
 	       put(w, TLR_SWITCH, &out, sizeof(out), NULL, 0) ||
+	       put(w, TLR_WAKEUP, &wake, sizeof(wake), NULL, 0) ||
 	       put(w, TLR_SWITCH, &in, sizeof(in), NULL, 0) ||
 	       put_samples(w, 32, 2) ||
 	       put(w, 77, "future", 6, NULL, 0) ||

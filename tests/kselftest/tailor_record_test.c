@@ -599,6 +599,95 @@ TEST(switches_fall_in_their_rdtsc_brackets)
 	ASSERT_LE(-slack, worst_in);
 }
 
+/* The number after "@key=" in tw_lock's output, or -1. */
+static long kv(const char *out, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "%s=", key);
+	p = strstr(out, pat);
+	return p ? atol(p + strlen(pat)) : -1;
+}
+
+/*
+ * Wakeups: tw_lock's thread 1 blocks on the barrier or the mutex every
+ * round and is woken by thread 0 (the unlock, the barrier's last
+ * arrival).  The recording must hold WAKEUP records naming thread 1 and
+ * its waker, on the switches' clock: each blocked stretch of thread 1 (a
+ * switch out blocked to the next switch in) is ended by a wakeup after
+ * the switch in before it, and most by one inside the stretch -- the
+ * others were woken on their way to sleep, before the switch out (7 of
+ * 77 in one run under TCG).  Wakeups on another clock would miss both.
+ */
+TEST(wakeups_fall_in_the_blocked_stretches_they_end)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_lock", "-r", "40",
+			 "-p", "2000", "-s", "2000", NULL };
+	char *dargv[] = { TAILOR, "dump", "--switches", OUT, NULL };
+	static uint64_t outs[4096], ins[4096], wakes[4096];
+	long nout = 0, nin = 0, nwake = 0, by0 = 0, tid0, tid1, rounds, i, stretches = 0, ended = 0;
+	long woken_before = 0;
+	struct run r, d;
+	char buf[256];
+	const char *p;
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	tid0 = kv(r.out, "thread0_tid");
+	tid1 = kv(r.out, "thread1_tid");
+	rounds = kv(r.out, "rounds");
+	ASSERT_LT(0, tid1) TH_LOG("%s", r.out);
+	run(&d, dargv);
+	ASSERT_EQ(0, d.status) TH_LOG("%s", d.err);
+	ASSERT_STREQ("recorded", field(d.out, "meta.wakeups", buf, sizeof(buf)));
+	for (p = d.out; (p = strchr(p, '\n')) != NULL; p++) {
+		unsigned long long tsc;
+		unsigned int pid, t, cpu, target;
+		char how[32];
+
+		if (sscanf(p, "\nswitch: tsc=%llu pid=%u tid=%u cpu=%u %31s", &tsc, &pid, &t,
+			   &cpu, how) == 5 && (long)t == tid1) {
+			if (!strcmp(how, "out") && nout < 4096)
+				outs[nout++] = tsc;
+			else if (!strcmp(how, "in") && nin < 4096)
+				ins[nin++] = tsc;
+		} else if (sscanf(p, "\nwakeup: tsc=%llu pid=%u tid=%u cpu=%u target_tid=%u",
+				  &tsc, &pid, &t, &cpu, &target) == 5 && (long)target == tid1 &&
+			   nwake < 4096) {
+			wakes[nwake++] = tsc;
+			by0 += (long)t == tid0;
+		}
+	}
+	qsort(outs, nout, sizeof(*outs), cmp_u64);
+	qsort(ins, nin, sizeof(*ins), cmp_u64);
+	qsort(wakes, nwake, sizeof(*wakes), cmp_u64);
+	/* Each blocked stretch: out, then the first in after it. */
+	for (i = 0; i < nout; i++) {
+		long in = first_at(ins, nin, outs[i]), w = first_at(wakes, nwake, outs[i]);
+		/* The switch in before this out: the stretch of running it ends. */
+		long prev_in = first_at(ins, nin, outs[i]) - 1;
+		long w0 = prev_in >= 0 ? first_at(wakes, nwake, ins[prev_in] + 1) : 0;
+
+		if (in == nin)
+			continue;
+		stretches++;
+		if (w < nwake && wakes[w] <= ins[in])
+			ended++;
+		else if (w0 < nwake && wakes[w0] < outs[i])
+			woken_before++;
+	}
+	TH_LOG("thread 1 (tid %ld): %ld wakeups (%ld by thread 0) in %ld rounds; of %ld blocked stretches %ld hold a wakeup, %ld were woken before the switch out; clock %s",
+	       tid1, nwake, by0, rounds, stretches, ended, woken_before,
+	       field(d.out, "meta.sideband_clock", buf, sizeof(buf)));
+	ASSERT_LE(rounds, nwake);
+	ASSERT_LE(nwake * 9 / 10, by0);
+	ASSERT_LE(rounds, stretches);
+	ASSERT_LE(stretches * 2 / 3, ended);
+	ASSERT_LE(stretches * 95 / 100, ended + woken_before);
+}
+
 TEST(full_disk_cuts_cleanly_and_says_why)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-o", "/mnt/tiny/t.rec", "-F",

@@ -10,23 +10,30 @@ Usage:
   cmetric_oracle.py [-p PID] --script FILE      (FILE '-': stdin)
 
 The recording: perf record -e cpu-clock --switch-events -o perf.data -- CMD
-With -i the oracle runs
-  perf script -i perf.data -F pid,tid,time,event,ip,sym --ns -G \
+(with -e sched:sched_waking as well: wakeups).  With -i the oracle runs
+  perf script -i perf.data -F pid,tid,time,event,ip,sym,trace --ns -G \
       --show-switch-events --show-task-events --show-lost-events
 itself; --script reads such output (other field sets work if pid/tid and
 time lead each line and samples end in "ip sym").  -p PID: the process
 whose threads count (default: the one that exec'd first in the file, i.e.
 perf record's command; failing that, the first sample's).
 
-The definition (GAPP, sections 2-4; no wakeup records):
+The definition (GAPP, sections 2-4):
   - a thread is active while it is in TASK_RUNNING: running, or switched
     out preempted ("PERF_RECORD_SWITCH OUT preempt");
   - it becomes inactive when switched out blocked ("... OUT" without
     "preempt") or at its exit (PERF_RECORD_EXIT: an exiting thread's
     events are closed before its last switch, so no switch out follows);
-  - it becomes active at its next switch in (a woken thread counts from
-    then: without wakeup records its wait for a CPU looks blocked), or at
-    its creation (PERF_RECORD_FORK);
+  - it becomes active at its wakeup ("sched:sched_waking: ... pid=TID",
+    by whichever thread), or else at its next switch in (without wakeup
+    records its wait for a CPU looks blocked), or at its creation
+    (PERF_RECORD_FORK); a wakeup that comes while it still runs (woken
+    on its way to sleep) makes its next switch out, if not preempted, one
+    to runnable; a wakeup after its exit, or of a thread otherwise
+    active, changes nothing.  A wakeup between two recorded threads may
+    be in the file twice (the kernel can fire the woken thread's
+    per-task event too): the same waker, woken thread and time count
+    once;
   - before its first switch, a thread was running since the file's first
     event if that switch is one out, and inactive if it is one in; a
     thread forked during the run is absent until its fork;
@@ -45,9 +52,11 @@ The definition (GAPP, sections 2-4; no wakeup records):
 
 Prints JSON:
   {"pid": .., "begin_ns": .., "end_ns": .., "wall_ns": ..,
-   "threads": [{"tid", "name", "cm_ns", "running_ns", "slices",
-                "samples"}, ...]              (in order of appearance),
+   "threads": [{"tid", "name", "cm_ns", "running_ns", "runnable_ns",
+                "slices", "samples", "wakeups"}, ...]
+                                              (in order of appearance),
    "total_cm_ns": .., "active_ns": .., "global_cm_ns": .., "switches": ..,
+   "wakeups": ..,
    "samples": ..,
    "samples_outside": .., "lost": ..,
    "functions": [{"function", "cm_ns", "share", "samples"}, ...]}
@@ -64,6 +73,7 @@ LINE = re.compile(r'^\s*(-?\d+)/(-?\d+)\s+(\d+)\.(\d+):\s*(.*?)\s*$')
 TASK = re.compile(r'^PERF_RECORD_(FORK|EXIT)\((-?\d+):(-?\d+)\):\((-?\d+):(-?\d+)\)')
 COMM = re.compile(r'^PERF_RECORD_COMM( exec)?: (.*):(-?\d+)/(-?\d+)$')
 SAMPLE = re.compile(r'^(\S+?):\s+([0-9a-fA-F]+)(?:\s+(.*))?$')
+WAKE = re.compile(r'^sched:sched_waking:.*?\bpid=(\d+)')
 
 UNSEEN, RUNNING, RUNNABLE, BLOCKED = 'unseen', 'running', 'runnable', 'blocked'
 
@@ -74,7 +84,8 @@ def ns_of(sec, frac):
 
 def parse(lines):
     """Records as (time, pid, tid, kind, arg), kind one of IN, OUT,
-    OUTP, FORK, EXIT, COMM, EXEC, SAMPLE, LOST, in the file's order."""
+    OUTP, FORK, EXIT, COMM, EXEC, SAMPLE, LOST, WAKE (arg: the woken
+    tid; pid/tid: the waker), in the file's order."""
     recs = []
     for line in lines:
         m = LINE.match(line)
@@ -110,6 +121,10 @@ def parse(lines):
             recs.append((t, pid, tid, 'LOST', int(n[-1]) if n else 1))
         elif rest.startswith('PERF_RECORD_'):
             continue
+        elif rest.startswith('sched:'):
+            m2 = WAKE.match(rest)
+            if m2:
+                recs.append((t, pid, tid, 'WAKE', int(m2.group(1))))
         else:
             m2 = SAMPLE.match(rest)
             if m2:
@@ -136,6 +151,10 @@ class Thread:
         self.since = 0		# time of its last state change
         self.cm = 0.0
         self.running = 0
+        self.runnable = 0
+        self.wakeups = 0
+        self.woken_running = False	# woken on its way to sleep
+        self.exited = False
         self.slices = 0
         self.samples = 0
         self.cm_in = 0.0	# the accumulator at its switch in
@@ -148,16 +167,20 @@ def compute(recs, pid):
     out = {'pid': pid, 'begin_ns': 0, 'end_ns': 0, 'wall_ns': 0, 'threads': [],
            'total_cm_ns': 0.0, 'global_cm_ns': 0.0, 'switches': 0, 'samples': 0,
            'samples_outside': 0, 'lost': sum(r[4] for r in recs if r[3] == 'LOST'),
-           'functions': []}
+           'wakeups': 0, 'functions': []}
     if not recs:
         return out
     begin, end = recs[0][0], recs[-1][0]
-    mine = [r for r in recs if r[1] == pid and r[3] != 'LOST']
+    # Wakeups by any thread: those of the process's threads count.
+    mine = [r for r in recs if (r[1] == pid and r[3] != 'LOST') or r[3] == 'WAKE']
+    last_wake = None
     threads = {}
     order = []
     # Each thread's state before its first event.
     first = {}
-    for t, _, tid, kind, _ in mine:
+    for t, p, tid, kind, _ in mine:
+        if kind == 'WAKE':
+            continue
         if tid not in threads:
             threads[tid] = Thread(tid)
             order.append(tid)
@@ -193,6 +216,8 @@ def compute(recs, pid):
 
     def set_state(th, state):
         nonlocal n
+        if th.state == RUNNABLE:
+            th.runnable += now - th.since
         if th.state == RUNNING:
             th.running += now - th.since
             cm = acc - th.cm_in
@@ -217,18 +242,35 @@ def compute(recs, pid):
         if th.state == RUNNING:
             th.cm_in = acc
     for t, _, tid, kind, arg in mine:
-        th = threads[tid]
         advance(t)
+        if kind == 'WAKE':
+            woken = threads.get(arg)
+            if (t, tid, arg) == last_wake:
+                continue
+            last_wake = (t, tid, arg)
+            if woken:
+                out['wakeups'] += 1
+                woken.wakeups += 1
+            if woken and not woken.exited:
+                if woken.state == BLOCKED:
+                    set_state(woken, RUNNABLE)
+                elif woken.state == RUNNING:
+                    woken.woken_running = True
+            continue
+        th = threads[tid]
         if kind == 'IN':
             out['switches'] += 1
+            th.woken_running = False
             if th.state != RUNNING:
                 set_state(th, RUNNING)
         elif kind == 'OUT':
             out['switches'] += 1
-            set_state(th, BLOCKED)
+            set_state(th, RUNNABLE if th.woken_running else BLOCKED)
+            th.woken_running = False
         elif kind == 'OUTP':
             out['switches'] += 1
             set_state(th, RUNNABLE)
+            th.woken_running = False
         elif kind == 'FORK':
             if not th.name and arg in threads:	# a thread is named after its parent
                 th.name = threads[arg].name
@@ -236,6 +278,7 @@ def compute(recs, pid):
                 set_state(th, RUNNABLE)
         elif kind == 'EXIT':
             set_state(th, BLOCKED)
+            th.exited = True
         elif kind in ('COMM', 'EXEC'):
             th.name = arg
         elif kind == 'SAMPLE':
@@ -249,7 +292,7 @@ def compute(recs, pid):
     advance(end)
     for tid in order:
         th = threads[tid]
-        if th.state == RUNNING:
+        if th.state in (RUNNING, RUNNABLE):
             set_state(th, BLOCKED)
 
     cm_sum = sum(threads[tid].cm for tid in order)
@@ -257,8 +300,9 @@ def compute(recs, pid):
                total_cm_ns=round(cm_sum, 1), active_ns=round(total, 1),
                global_cm_ns=round(acc, 1))
     out['threads'] = [{'tid': th.tid, 'name': th.name, 'cm_ns': round(th.cm, 1),
-                       'running_ns': th.running, 'slices': th.slices,
-                       'samples': th.samples}
+                       'running_ns': th.running, 'runnable_ns': th.runnable,
+                       'slices': th.slices, 'samples': th.samples,
+                       'wakeups': th.wakeups}
                       for th in (threads[tid] for tid in order)]
     rows = sorted(funcs.items(), key=lambda kv: (-kv[1]['cm'], kv[0]))
     out['functions'] = [{'function': f, 'cm_ns': round(v['cm'], 1),
@@ -281,7 +325,7 @@ def main():
         with open(args.script, encoding='utf-8', errors='replace') as f:
             lines = f.read().splitlines()
     else:
-        cmd = [args.perf, 'script', '-i', args.input, '-F', 'pid,tid,time,event,ip,sym',
+        cmd = [args.perf, 'script', '-i', args.input, '-F', 'pid,tid,time,event,ip,sym,trace',
                '--ns', '-G', '--show-switch-events', '--show-task-events',
                '--show-lost-events']
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -30,6 +30,11 @@
 #     "code" table (its rows summed per function).
 #  3. the threads' states, in the lanes view's JSON and in the Chrome
 #     trace's state tracks: each thread's running time is the oracle's.
+#  4. with wakeup records (-e sched:sched_waking as well): the oracle on
+#     a hand-made trace with wakeups, by hand; then tw_lock recorded so:
+#     the thread that blocks on the mutex is woken at least once a round
+#     and waits runnable for a CPU, and tailor's CMetric, running and
+#     runnable time and wakeups per thread are the oracle's.
 #
 # Tolerances (1.): measured over runs of tw_lock's defaults (2 threads,
 # 100 rounds, P = 5 ms, S = 8 ms) on 2 CPUs: 16 idle, and 9 loaded (6
@@ -127,6 +132,48 @@ then
 	ok "the oracle on a hand-made trace: the CMetric worked out by hand"
 else
 	not_ok "the oracle on a hand-made trace" "$work/why"
+fi
+# With wakeups (times in ms after 100 s): 10 and 11 run from the start;
+# 11 blocks at 1, 10 wakes it at 2 (the record twice, as the kernel may
+# write a wakeup between two recorded threads: once), it runs at 4; 10 blocks at
+# 5, a thread of another process wakes it at 6 (a waker need not count),
+# it runs at 7; 10 wakes 11 at 7.5 while 11 still runs (on its way to
+# sleep), so 11's switch out at 8 leaves it runnable; 10 blocks at 10.
+# n = 2 on 0-1, 1 on 1-2, 2 on 2-10 but 1 on 5-6.  Thread 10: CMetric
+# 0.5 + 1 + 1.5 + 0.5 + 1 = 4.5 ms, running 8, runnable 1 (6-7); 11:
+# 0.5 + 0.5 + 1 + 1 = 3 ms, running 5, runnable 4 (2-4, 8-10).  Without
+# the wakeups 11 would have been blocked 1-4 and 8-10.
+cat >"$work/wakeups.script" <<'EOF'
+ 10/10  100.000000000: PERF_RECORD_COMM exec: w:10/10
+ 10/11  100.001000000: PERF_RECORD_SWITCH OUT
+ 10/10  100.002000000: sched:sched_waking: comm=w pid=11 prio=120 target_cpu=001 ffffffff813a89c4 try_to_wake_up
+ 10/10  100.002000000: sched:sched_waking: comm=w pid=11 prio=120 target_cpu=001 ffffffff813a89c4 try_to_wake_up
+ 10/11  100.004000000: PERF_RECORD_SWITCH IN
+ 10/10  100.005000000: PERF_RECORD_SWITCH OUT
+ 20/20  100.006000000: sched:sched_waking: comm=w pid=10 prio=120 target_cpu=000 ffffffff813a89c4 try_to_wake_up
+ 10/10  100.007000000: PERF_RECORD_SWITCH IN
+ 10/10  100.007500000: sched:sched_waking: comm=w pid=11 prio=120 target_cpu=001 ffffffff813a89c4 try_to_wake_up
+ 10/11  100.008000000: PERF_RECORD_SWITCH OUT
+ 10/10  100.010000000: PERF_RECORD_SWITCH OUT
+EOF
+if python3 "$oracle" --script "$work/wakeups.script" >"$work/wakeups.json" 2>"$work/why" &&
+   python3 - "$work/wakeups.json" >>"$work/why" 2>&1 <<'EOF'
+import json, sys
+o = json.load(open(sys.argv[1]))
+got = {'total': o['total_cm_ns'], 'active': o['active_ns'], 'wakeups': o['wakeups'],
+       'threads': [(t['tid'], t['cm_ns'], t['running_ns'], t['runnable_ns'], t['wakeups'])
+                   for t in o['threads']]}
+want = {'total': 7.5e6, 'active': 10e6, 'wakeups': 3,
+        'threads': [(10, 4.5e6, 8000000, 1000000, 1), (11, 3e6, 5000000, 4000000, 2)]}
+for k in want:
+    if got[k] != want[k]:
+        print('%s: got %s, want %s' % (k, got[k], want[k]))
+        sys.exit(1)
+EOF
+then
+	ok "the oracle on a hand-made trace with wakeups: runnable from the wakeup, or from the switch out if woken running; a twin dropped; by hand"
+else
+	not_ok "the oracle on a hand-made trace with wakeups" "$work/why"
 fi
 
 if ! "$perf" record -q -e cpu-clock --switch-events -o "$work/probe.data" -- true \
@@ -348,6 +395,61 @@ EOF
 	ran_to_end "${PIPESTATUS[0]}" "the checks of the states against the oracle"
 else
 	not_ok "tailor report --view lanes -f json and -f chrome" "$work/lanes.err"
+fi
+
+# 4. With wakeup records.
+if ! "$perf" record -q -e cpu-clock -e sched:sched_waking --switch-events -o "$work/probe.data" \
+	-- true >"$work/probe.log" 2>&1; then
+	skip "perf cannot record sched:sched_waking here: $(head -n 1 "$work/probe.log")"
+elif ! timeout -k 5 120 "$perf" record -q -e cpu-clock -e sched:sched_waking --switch-events \
+	-o "$work/wake.data" -- "$tw" >"$work/wake.out" 2>"$work/wake.err" ||
+     ! python3 "$oracle" --perf "$perf" -i "$work/wake.data" >"$work/wake-oracle.json" \
+	2>>"$work/wake.err" ||
+     ! "$tailor" report -i "$work/wake.data" --view parallelism -f json \
+	>"$work/wake-tailor.json" 2>>"$work/wake.err"; then
+	not_ok "tw_lock recorded with sched:sched_waking, read by the oracle and tailor" "$work/wake.err"
+else
+	ok "tw_lock recorded with sched:sched_waking, read by the oracle and tailor"
+	python3 - "$work/wake.out" "$work/wake-tailor.json" "$work/wake-oracle.json" <<'EOF' | tap_from
+import json, sys
+
+facts = dict(l.strip().split('=', 1) for l in open(sys.argv[1]) if '=' in l)
+t = json.load(open(sys.argv[2]))
+o = json.load(open(sys.argv[3]))
+R = int(facts['rounds'])
+tid1 = int(facts['thread1_tid'])
+
+
+def check(name, good, why=''):
+    print(('ok ' if good else 'not ok ') + name + ('' if good else ': ' + why))
+
+
+def agree(name, got, want):
+    tol = max(0.01 * abs(want), 1e5)
+    check('%s: tailor %s ms, oracle %.3f ms' % (name, 'none' if got is None else '%.3f' % (got / 1e6),
+                                                 want / 1e6),
+          got is not None and abs(got - want) <= tol, 'differ by more than %.3f ms' % (tol / 1e6))
+
+
+ot = {x['tid']: x for x in o['threads']}
+w1 = ot.get(tid1, {})
+check('thread 1 (blocks on the mutex every round) woken %d times in %d rounds, runnable %.3f ms'
+      % (w1.get('wakeups', 0), R, w1.get('runnable_ns', 0) / 1e6),
+      w1.get('wakeups', 0) >= R and w1.get('runnable_ns', 0) > 0)
+rows = {r.get('tid'): r for r in t.get('threads') or []}
+summary = (t.get('summary') or [{}])[0]
+check('wakeups: tailor %s, oracle %d' % (summary.get('wakeups'), o['wakeups']),
+      summary.get('wakeups') == o['wakeups'])
+for x in o['threads']:
+    r = rows.get(x['tid']) or {}
+    agree('thread %d CMetric' % x['tid'], r.get('cm_ns'), x['cm_ns'])
+    agree('thread %d running time' % x['tid'], r.get('running_ns'), x['running_ns'])
+    agree('thread %d runnable time' % x['tid'],
+          r['runnable_ms'] * 1e6 if r.get('runnable_ms') is not None else None, x['runnable_ns'])
+    check('thread %d: %s wakeups by tailor, %d by the oracle' % (x['tid'], r.get('wakeups'), x['wakeups']),
+          r.get('wakeups') == x['wakeups'])
+EOF
+	ran_to_end "${PIPESTATUS[0]}" "the checks of tailor against the oracle with wakeups"
 fi
 
 tap_totals

@@ -71,8 +71,8 @@ static const struct par_thread *thread_of(const struct agg_parallelism *p, uint3
  *   400..500  101 alone                (samples at 450, 500: outcome 1)
  * Slices: 101 [0,300] CMetric 50 + 200 = 250, average parallelism 1.2;
  * 101 [400,500] 100, 1.0; 102 [0,100] 50, 2.0, no samples; 102
- * [300,400] 100, 1.0.  The default threshold is half the most active
- * (2): 1.0, so the two slices of parallelism 1.0 are critical (200).
+ * [300,400] 100, 1.0.  The default threshold is half the threads (2):
+ * 1.0, so the two slices of parallelism 1.0 are critical (200).
  * 101's first slice shares 250 by 1/n: outcome 1 gets 250 * 1 / 2.
  */
 static void test_two_threads(void)
@@ -259,6 +259,121 @@ static void test_unswitched_thread_and_threshold(void)
 }
 
 /* A sample a filter left out keeps its slice's CMetric, as [filtered out]. */
+static void wake(struct par_builder *b, uint64_t t, uint32_t waker, uint32_t woken)
+{
+	struct tev_wakeup e = { .time = t, .pid = PID, .tid = waker, .target_tid = woken,
+				.target_cpu = -1 };
+
+	check_int(par_wakeup(b, &e), ==, 0);
+}
+
+/*
+ * Wakeup records (sched:sched_waking): a blocked thread is active from
+ * its wakeup, runnable until it is switched in; a thread woken on its way
+ * to sleep (still running) is runnable from its switch out.  101 and 102
+ * run from the start (a sample of 101 at 0; 102's first switch is one
+ * out):
+ *   0..100    both run: n = 2
+ *   100       102 blocks                      n = 1
+ *   150       101 wakes 102: runnable         n = 2
+ *   200       555 (not recorded) wakes 101, which still runs
+ *   250       102 comes in                    n = 2
+ *   300       101 switched out, not preempted, but woken already:
+ *             runnable                        n = 2
+ *   350       102 wakes 101, runnable already: no change (and the same
+ *             wakeup again, as perf writes it twice: dropped)
+ *   380       101 comes in; 390: tid 999 (no thread here) woken: dropped
+ *   400       102 blocks                      n = 1
+ *   500       101 blocks                      n = 0
+ * 101: [0,300] 50 + 50 + 150/2 = 175, [380,500] 20/2 + 100 = 110: 285;
+ * running 420, runnable 80.  102: [0,100] 50, [250,400] 50/2 + 80/2 +
+ * 20/2 = 75: 125; running 250, runnable 100, blocked 150.  n = 2 for
+ * 350, 1 for 150.  Without the wakeups 102 would have been blocked from
+ * 100 to 250, and 101 from 300 to 380.
+ */
+static void test_wakeups(void)
+{
+	struct par_builder *b = par_new(&info, PID);
+	struct agg_parallelism p;
+	const struct par_thread *t;
+
+	check(b != NULL);
+	if (!b)
+		return;
+	sample(b, 0, 101, 1);
+	sw(b, 100, 102, 0);
+	wake(b, 150, 101, 102);
+	wake(b, 200, 555, 101);
+	sw(b, 250, 102, 1);
+	sw(b, 300, 101, 0);
+	wake(b, 350, 102, 101);
+	wake(b, 350, 102, 101);
+	sw(b, 380, 101, 1);
+	wake(b, 390, 101, 999);
+	sw(b, 400, 102, 0);
+	sw(b, 500, 101, 0);
+	check_int(par_finish(b, 0, &p), ==, 0);
+	check_uint(p.wakeups, ==, 3);
+	check_uint(p.ns_at[2], ==, 350);
+	check_uint(p.ns_at[1], ==, 150);
+	check_uint(p.ns_at[0], ==, 0);
+	check_ns(p.cm_ns, 410);
+	check_uint(p.nr_threads, ==, 2);
+	t = thread_of(&p, 101);
+	check(t != NULL);
+	if (t) {
+		check_ns(t->cm_ns, 285);
+		check_uint(t->running_ns, ==, 420);
+		check_uint(t->runnable_ns, ==, 80);
+		check_uint(t->blocked_ns, ==, 0);
+		check_uint(t->wakeups, ==, 2);
+		/* 555 and 102 once each: the first to get there */
+		check_uint(t->top_waker_tid, ==, 555);
+		check_uint(t->top_waker_wakeups, ==, 1);
+	}
+	t = thread_of(&p, 102);
+	check(t != NULL);
+	if (t) {
+		check_ns(t->cm_ns, 125);
+		check_uint(t->running_ns, ==, 250);
+		check_uint(t->runnable_ns, ==, 100);
+		check_uint(t->blocked_ns, ==, 150);
+		check_uint(t->wakeups, ==, 1);
+		check_uint(t->top_waker_tid, ==, 101);
+	}
+	par_free(&p);
+}
+
+/*
+ * The default threshold is GAPP's n / 2 over the threads that ran, not
+ * over the most ever active at once: three threads that only ever run
+ * one at a time (101 0-100, 102 100-200, 103 200-300; 102 and 103 wait
+ * before their first switch in) give 1.5, so each slice (parallelism
+ * 1.0) is critical; half the most active (1) would have been 0.5, and
+ * none.
+ */
+static void test_threshold_of_the_threads(void)
+{
+	struct par_builder *b = par_new(&info, PID);
+	struct agg_parallelism p;
+
+	check(b != NULL);
+	if (!b)
+		return;
+	sample(b, 0, 101, 1);	/* the run starts here */
+	sw(b, 100, 101, 0);
+	sw(b, 100, 102, 1);
+	sw(b, 200, 102, 0);
+	sw(b, 200, 103, 1);
+	sw(b, 300, 103, 0);
+	check_int(par_finish(b, 0, &p), ==, 0);
+	check_uint(p.max_active, ==, 1);
+	check_ns(p.threshold, 1.5);
+	check_uint(p.nr_critical, ==, 3);
+	check_ns(p.critical_cm_ns, 300);
+	par_free(&p);
+}
+
 static void test_filtered_sample(void)
 {
 	struct par_builder *b = par_new(&info, PID);
@@ -310,6 +425,8 @@ int main(void)
 	TEST(test_preempt_and_fork(), "a preempted thread stays active; a forked one is active before it runs");
 	TEST(test_unswitched_thread_and_threshold(), "a thread without switches runs while sampled; --critical");
 	TEST(test_slice_named_by_its_sum(), "a critical slice is named after its most CMetric, not its first sample");
+	TEST(test_wakeups(), "a woken thread is runnable from its wakeup, or from its switch out if woken on its way to sleep; twins and strangers' wakeups dropped");
+	TEST(test_threshold_of_the_threads(), "the default threshold: half the threads that ran (GAPP's n/2), not of the most active");
 	TEST(test_filtered_sample(), "a filtered sample keeps its slice's CMetric apart from the unsampled");
 	return test_done();
 }

@@ -636,6 +636,151 @@ static void perf_data_user_regs(void)
 	check_str(s.log, "u tag 5 entry 0; k tag 7 entry 402000; k tag beef (kernel's) entry 0; ");
 }
 
+struct wakeups_seen {
+	struct tev_consumer events;
+	char log[512];
+	size_t len;
+};
+
+static int log_wake_sample(struct tev_consumer *c, const struct tev_sample *e)
+{
+	struct wakeups_seen *s = tev_container_of(c, struct wakeups_seen, events);
+
+	s->len += snprintf(s->log + s->len, sizeof(s->log) - s->len, "s%llu.%u ",
+			   (unsigned long long)e->time, e->tid);
+	return 0;
+}
+
+static int log_wakeup(struct tev_consumer *c, const struct tev_wakeup *e)
+{
+	struct wakeups_seen *s = tev_container_of(c, struct wakeups_seen, events);
+
+	s->len += snprintf(s->log + s->len, sizeof(s->log) - s->len, "w%llu.%u>%u@%d ",
+			   (unsigned long long)e->time, e->tid, e->target_tid, e->target_cpu);
+	return 0;
+}
+
+/* A tracepoint sample: IDENTIFIER, IP, TID, TIME, CPU, RAW (sched_wakeup_template). */
+static void tp_sample(FILE *f, uint64_t id, uint64_t time, uint32_t tid, int32_t woken,
+		      int32_t target_cpu)
+{
+	uint8_t body[5 * 8 + 4 + 44] = { 0 };
+	uint64_t head[] = { id, 0xffffffff81000000ull, 200 | (uint64_t)tid << 32, time, 1 };
+	uint32_t raw_size = 44;
+
+	memcpy(body, head, sizeof(head));
+	memcpy(body + 40, &raw_size, 4);
+	memcpy(body + 44 + 8, "worker", 6);		/* comm[16] */
+	memcpy(body + 44 + 24, &woken, 4);		/* pid */
+	memcpy(body + 44 + 32, &target_cpu, 4);		/* target_cpu */
+	perf_record(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, body, sizeof(body));
+}
+
+/* EVENT_DESC: u32 count, u32 attr size; per event attr, u32 nr_ids, string, ids. */
+static void event_desc(FILE *f, const struct perf_event_attr *attrs, const char *const *names,
+		       const uint64_t *ids, uint32_t n)
+{
+	uint32_t head[2] = { n, sizeof(*attrs) }, i;
+
+	fwrite(head, sizeof(head), 1, f);
+	for (i = 0; i < n; i++) {
+		char name[64] = { 0 };
+		uint32_t two[2] = { 1, sizeof(name) };
+
+		snprintf(name, sizeof(name), "%s", names[i]);
+		fwrite(&attrs[i], sizeof(*attrs), 1, f);
+		fwrite(two, sizeof(two), 1, f);
+		fwrite(name, sizeof(name), 1, f);
+		fwrite(&ids[i], 8, 1, f);
+	}
+}
+
+/*
+ * perf record -e cpu-clock -e sched:sched_waking -e sched:sched_switch:
+ * the wakeup tracepoint, named by EVENT_DESC, gives wakeups (waker, woken
+ * tid, target CPU); another tracepoint's samples are no CPU samples; the
+ * cpu-clock's are.  Without EVENT_DESC no tracepoint can be named: its
+ * samples are still no CPU samples.
+ */
+static void perf_data_wakeups(bool with_desc)
+{
+	struct perf_event_attr attrs[3] = {
+		{ .type = PERF_TYPE_SOFTWARE, .size = sizeof(attrs[0]),
+		  .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 250000,
+		  .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME },
+		{ .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attrs[0]), .config = 300,
+		  .sample_period = 1,
+		  .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW },
+	};
+	static const char *const names[] = { "cpu-clock", "sched:sched_waking", "sched:sched_switch" };
+	const uint64_t ids[] = { 11, 22, 33 };
+	struct perf_file_header fh = { .size = sizeof(fh) };
+	struct perf_file_section sec[3], desc;
+	const char *path = path_of(with_desc ? "wake.data" : "wake-nodesc.data");
+	struct wakeups_seen s = { .events = { .sample = log_wake_sample, .wakeup = log_wakeup } };
+	struct tev_consumer *c[] = { &s.events };
+	struct session_options o = { .tag_reg = -1 };
+	struct session *ses;
+	char err[256];
+	long data_end;
+	FILE *f = fopen(path, "w+");
+	uint32_t i;
+
+	check(f != NULL);
+	if (!f)
+		return;
+	attrs[2] = attrs[1];
+	attrs[2].config = 301;
+	memcpy(&fh.magic, PERF_FILE_MAGIC, 8);
+	fh.attr_size = sizeof(attrs[0]) + sizeof(sec[0]);
+	fh.attrs = (struct perf_file_section){ sizeof(fh), 3 * fh.attr_size };
+	fwrite(&fh, sizeof(fh), 1, f);
+	for (i = 0; i < 3; i++) {
+		sec[i] = (struct perf_file_section){ sizeof(fh) + 3 * fh.attr_size + 8 * i, 8 };
+		fwrite(&attrs[i], sizeof(attrs[i]), 1, f);
+		fwrite(&sec[i], sizeof(sec[i]), 1, f);
+	}
+	fwrite(ids, sizeof(ids), 1, f);
+	fh.data.offset = (uint64_t)ftell(f);
+	{
+		uint64_t cpu_sample[] = { 11, 0x401000, 200 | 201ull << 32, 10 };
+
+		perf_record(f, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, cpu_sample,
+			    sizeof(cpu_sample));
+	}
+	tp_sample(f, 22, 20, 201, 202, 1);
+	tp_sample(f, 33, 30, 201, 0, 0);
+	tp_sample(f, 22, 40, 202, 201, 0);
+	data_end = ftell(f);
+	fh.data.size = (uint64_t)data_end - fh.data.offset;
+	if (with_desc) {
+		fh.features[0] = 1ull << 12;	/* HEADER_EVENT_DESC */
+		desc.offset = (uint64_t)data_end + sizeof(desc);
+		fwrite(&desc, sizeof(desc), 1, f);
+		event_desc(f, attrs, names, ids, 3);
+		desc.size = (uint64_t)ftell(f) - desc.offset;
+		fseek(f, data_end, SEEK_SET);
+		fwrite(&desc, sizeof(desc), 1, f);
+	}
+	fseek(f, 0, SEEK_SET);
+	fwrite(&fh, sizeof(fh), 1, f);
+	fclose(f);
+	ses = session_open(path, &o, err, sizeof(err));
+	check(ses != NULL);
+	if (!ses) {
+		printf("# %s\n", err);
+		return;
+	}
+	check_uint(session_info(ses)->nr_samples, ==, 1);
+	check_uint(session_info(ses)->nr_wakeups, ==, with_desc ? 2 : 0);
+	check_str(session_info(ses)->event, "cpu-clock");
+	check_int(session_run(ses, c, 1), ==, 0);
+	session_close(ses);
+	check_str(s.log, with_desc ? "s10.201 w20.201>202@1 w40.202>201@0 " : "s10.201 ");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -651,6 +796,8 @@ int main(void)
 	TEST(perf_data_in_order(false), "perf.data: samples, switches and lost counts in time order");
 	TEST(perf_data_in_order(true), "perf.data with FINISHED_ROUND: the same, bounded");
 	TEST(perf_data_user_regs(), "perf.data --user-regs=ip,r15: a kernel sample's tag and entry IP are the user's");
+	TEST(perf_data_wakeups(true), "perf.data: sched_waking samples are wakeups, named by EVENT_DESC; other tracepoints no samples");
+	TEST(perf_data_wakeups(false), "perf.data without EVENT_DESC: tracepoint samples are still no CPU samples");
 	TEST(target_by_exec(), "perf.data: the command's exec names the target, a sample of its own just before it or not");
 	{
 		char cmd[300];

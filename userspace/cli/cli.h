@@ -14,7 +14,7 @@
 #include "tailor/recording.h"
 #include "usage.h"
 
-#define TAILOR_VERSION	"0.2"
+#define TAILOR_VERSION	"0.4"
 
 extern const struct cli_command cmd_record, cmd_dump, cmd_report, cmd_timeline,
 	cmd_completion;
@@ -49,11 +49,13 @@ enum sideband_target { SB_PROCESS, SB_ALL_CPUS };
 
 /*
  * Watch @pid (all its threads and children, present and future) or every
- * CPU for executable mmaps, comm and task events, and with @switches
- * context switches, emitted as recording records.  NULL (and a message)
+ * CPU for executable mmaps, comm and task events, with @switches context
+ * switches, with @wakeups the wakeups its threads make, emitted as
+ * recording records.  NULL (and a message)
  * if perf_event_open is refused.
  */
-struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches);
+struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches,
+			       bool wakeups);
 /* The fds to poll for data. */
 int sideband_fds(struct sideband *sb, int *fds, int max);
 /* Move what the kernel has buffered into the recording. */
@@ -64,6 +66,8 @@ uint64_t sideband_lost(const struct sideband *sb);
 const char *sideband_clock_name(const struct sideband *sb);
 /* Whether SWITCH records are written: asked for, and a clock to stamp them. */
 bool sideband_switches(const struct sideband *sb);
+/* "recorded" if WAKEUP records are written, else "not recorded (why)". */
+const char *sideband_wakeups(const struct sideband *sb);
 void sideband_close(struct sideband *sb);
 
 /* ---- hostinfo.c ---- */

@@ -31,7 +31,9 @@ static const struct cli_option dump_options[] = {
 	  .help = "also print every context switch: tsc, pid, tid,\n"
 		  "cpu, in or out (preempted: still runnable), the\n"
 		  "thread on the other side where known, and how the\n"
-		  "time was taken (0 tsc, 1 converted perf time)" },
+		  "time was taken (0 tsc, 1 converted perf time);\n"
+		  "and every wakeup: the waker, the woken tid and\n"
+		  "the CPU it is to run on" },
 	{ .id = 'h', .name = "help",
 	  .help = "this text" },
 	{ 0 }
@@ -56,7 +58,7 @@ struct thread_count {
 };
 
 struct dump_state {
-	uint64_t samples, batches, mmaps, comms, tasks, switches, rounds, unknown;
+	uint64_t samples, batches, mmaps, comms, tasks, switches, wakeups, rounds, unknown;
 	uint64_t first_tsc, last_tsc;
 	uint64_t regs_mask;
 	uint64_t flags_used;	/* TAILOR_CFG_* in force */
@@ -209,6 +211,16 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 			       sw->other_pid, sw->other_tid, sw->time_kind);
 		break;
 	}
+	case TLR_WAKEUP: {
+		const struct tlr_wakeup *wk = rec->payload;
+
+		d->wakeups++;
+		if (d->print_switches)
+			printf("wakeup: tsc=%" PRIu64 " pid=%u tid=%u cpu=%u target_tid=%u target_cpu=%d time_kind=%u\n",
+			       (uint64_t)wk->tsc, wk->pid, wk->tid, wk->cpu, wk->target_tid,
+			       wk->target_cpu, wk->time_kind);
+		break;
+	}
 	case TLR_END:
 		d->have_end = true;
 		print_text("end", rec);
@@ -279,8 +291,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 
 	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\nmmaps: %" PRIu64
 	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nswitches: %" PRIu64
-	       "\nrounds: %" PRIu64 "\nunknown_records: %" PRIu64 "\n",
-	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.switches, d.rounds,
+	       "\nwakeups: %" PRIu64 "\nrounds: %" PRIu64 "\nunknown_records: %" PRIu64 "\n",
+	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.switches, d.wakeups, d.rounds,
 	       d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);

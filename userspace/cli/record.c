@@ -36,7 +36,7 @@
 
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
-	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN, OPT_NO_SWITCHES,
+	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN, OPT_NO_SWITCHES, OPT_NO_WAKEUPS,
 };
 
 static const struct cli_option record_options[] = {
@@ -98,7 +98,14 @@ static const struct cli_option record_options[] = {
 		  "preempted or blocked, and in, with the CPU) is\n"
 		  "recorded from perf's side-band, for report --view\n"
 		  "parallelism; on a stock kernel their perf times\n"
-		  "are converted to TSC (meta sideband_clock=perf)." },
+		  "are converted to TSC (meta sideband_clock=perf).\n"
+		  "So are the wakeups the target's threads make\n"
+		  "(sched:sched_waking, from tracefs; meta wakeups\n"
+		  "says whether): a woken thread can run from then." },
+	{ .id = OPT_NO_WAKEUPS, .name = "no-wakeups",
+	  .help = "record switches but not wakeups: one tracepoint\n"
+		  "sample less per wakeup (bench/switch-overhead.sh\n"
+		  "measures both)" },
 	{ .id = 'a', .name = "all-cpus",
 	  .help = "sample every CPU (needs root)" },
 	{ .id = 'o', .name = "output", .arg = "FILE",
@@ -143,7 +150,7 @@ struct record_opts {
 	uint64_t regs_mask;
 	bool no_regs;
 	bool no_children;
-	bool no_switches;
+	bool no_switches, no_wakeups;
 	bool data_addr;
 	const char *tag_word;	/* symbol or offset, as given; NULL: none */
 	uint32_t filter_flags;
@@ -289,6 +296,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_NO_CHILDREN:
 			o->no_children = true;
+			break;
+		case OPT_NO_WAKEUPS:
+			o->no_wakeups = true;
 			break;
 		case OPT_NO_SWITCHES:
 			o->no_switches = true;
@@ -676,7 +686,8 @@ static int write_meta(struct recorder *r, pid_t target)
 		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
 		"target=%s\npid=%d\ncommand=%s\n"
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n"
-		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n",
+		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n"
+		"wakeups=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -693,7 +704,8 @@ static int write_meta(struct recorder *r, pid_t target)
 		(int64_t)c->tag_word_offset,
 		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none",
 		(c->flags_used & TAILOR_CFG_CHILDREN) ? "followed" : "not followed",
-		r->sb && sideband_switches(r->sb) ? "recorded" : "not recorded");
+		r->sb && sideband_switches(r->sb) ? "recorded" : "not recorded",
+		r->sb ? sideband_wakeups(r->sb) : "not recorded (no side-band)");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);
@@ -1007,7 +1019,8 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		goto out_child;
 	}
 	raise_fd_limit();
-	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target, !o.no_switches);
+	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target, !o.no_switches,
+			     !o.no_switches && !o.no_wakeups);
 	if (!r.sb)
 		err_msg(o.command ? "recording without mappings: samples will not map to code" :
 			"recording only the mappings that exist now: code mapped later will not map");

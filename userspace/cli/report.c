@@ -110,16 +110,19 @@ static const struct cli_option report_options[] = {
 		  "query, component, function and line, ranked by\n"
 		  "the CMetric of the critical slices (see\n"
 		  "--critical), with the time N threads could run.\n"
+		  "Kernel time by the function that entered it.\n"
 		  "CSV: the code table; JSON: also threads, slices,\n"
 		  "active, timeline and summary.  Needs switches:\n"
 		  "tailor record (by default) or perf record\n"
-		  "--switch-events",
+		  "--switch-events; with -e sched:sched_waking too,\n"
+		  "a woken thread can run from its wakeup, and each\n"
+		  "thread's most frequent waker is shown",
 	  .choices = view_names },
 	{ .id = OPT_CRITICAL, .name = "critical", .arg = "N",
 	  .help = "parallelism view: a thread's timeslice is critical\n"
 		  "when the average number of threads able to run\n"
-		  "during it is at most N (default: half the most\n"
-		  "that ever could at once), e.g. 1 or 1.5" },
+		  "during it is at most N (default: half the\n"
+		  "process's threads that ran, as GAPP), e.g. 1 or 1.5" },
 	{ .id = OPT_BY_QUERY, .name = "by-query",
 	  .help = "table and plan views: a section per query (the\n"
 		  "dictionary level 'query', one execution of a query\n"

@@ -25,6 +25,16 @@
  * to TSC below, and tests/kselftest measures that conversion against
  * rdtsc taken around a blocking call.
  *
+ * With switches come wakeups: the sched:sched_waking tracepoint, opened
+ * per CPU and thread like the dummy event and writing into the same
+ * rings.  It fires in the waker's context, so a wakeup is recorded when
+ * one of the target's threads wakes any thread, which is how a worker
+ * pool's threads wake each other (the kernel may also fire the woken
+ * thread's own event: the report drops such a twin).  Its id comes from tracefs; without tracefs,
+ * or without the right to read tracepoints, there are no WAKEUP records
+ * and the META says why (the parallelism view then counts a woken thread
+ * from its switch in).
+ *
  * Times: with the patched kernel the events are stamped with
  * CLOCK_PERF_HW_CLOCK, the TSC itself.  Otherwise perf time is converted
  * to TSC through the perf mmap page where the kernel offers that
@@ -62,6 +72,9 @@ struct sb_ring {
 
 struct sideband {
 	struct sb_ring *rings;
+	/* sched:sched_waking's id, or -1 (no wakeups: wakeups_off says why) */
+	int waking_id;
+	const char *wakeups_off;
 	int nr_rings;
 	int *shared_fds;	/* events writing into another event's ring */
 	int nr_shared;
@@ -97,6 +110,50 @@ static int perf_open(pid_t pid, int cpu, bool hw_clock, bool switches)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
+/* A tracepoint's id from tracefs (mounted at either place), or -1. */
+static int tracepoint_id(const char *event)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	size_t i;
+	int id = -1;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], event);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &id) != 1)
+			id = -1;
+		fclose(f);
+	}
+	return id;
+}
+
+/*
+ * The wakeups @pid's threads make on @cpu: every firing a sample, its
+ * raw data the woken thread.  Clock and inheritance as the dummy's, so
+ * that it can write into that CPU's ring.
+ */
+static int waking_open(const struct sideband *sb, pid_t pid, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = (uint64_t)sb->waking_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW,
+		.sample_id_all = 1,
+		.inherit = pid != -1,
+		.use_clockid = sb->clock == SB_CLOCK_TSC,
+		.clockid = sb->clock == SB_CLOCK_TSC ? CLOCK_PERF_HW_CLOCK : 0,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 static struct sb_ring *ring_of_cpu(struct sideband *sb, int cpu)
 {
 	int i;
@@ -128,7 +185,42 @@ static int share_ring(struct sideband *sb, struct sb_ring *ring, int fd)
 	return 0;
 }
 
+static int add_ring(struct sideband *sb, pid_t pid, int cpu);
+
+/*
+ * The dummy event for @pid on @cpu, then its wakeups into the same ring.
+ * Wakeups refused (no right to tracepoints) are given up, not the
+ * recording.
+ */
 static int add_event(struct sideband *sb, pid_t pid, int cpu)
+{
+	int err = add_ring(sb, pid, cpu), fd;
+
+	if (err || sb->waking_id < 0)
+		return err;
+	fd = waking_open(sb, pid, cpu);
+	if (fd < 0) {
+		if (errno == ESRCH)
+			return -ESRCH;
+		err = -errno;
+	} else {
+		err = share_ring(sb, ring_of_cpu(sb, cpu), fd);
+		if (!err)
+			return 0;
+	}
+	/*
+	 * Off for the whole recording: the events already open stay (their
+	 * fds are shared ones), and emit_wakeup() drops what they write.
+	 */
+	sb->waking_id = -1;
+	sb->wakeups_off = err == -EACCES || err == -EPERM ?
+			  "sched_waking refused (perf_event_paranoid)" :
+			  err == -EMFILE ? "sched_waking: out of file descriptors (ulimit -n)" :
+			  "sched_waking cannot be opened";
+	return 0;
+}
+
+static int add_ring(struct sideband *sb, pid_t pid, int cpu)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct sb_ring *r, *rings;
@@ -247,7 +339,8 @@ static int add_process(struct sideband *sb, pid_t pid)
 	return err;
 }
 
-struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches)
+struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches,
+			       bool wakeups)
 {
 	struct sideband *sb = calloc(1, sizeof(*sb));
 	int err;
@@ -256,6 +349,13 @@ struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool swit
 		return NULL;
 	sb->clock = SB_CLOCK_TSC;
 	sb->switches = switches;
+	sb->waking_id = -1;
+	sb->wakeups_off = "not asked for";
+	if (wakeups) {
+		sb->waking_id = tracepoint_id("sched/sched_waking");
+		if (sb->waking_id < 0)
+			sb->wakeups_off = "no tracefs with sched/sched_waking";
+	}
 	sb->data_pages = switches ? RING_DATA_PAGES_SWITCHES : RING_DATA_PAGES;
 	err = target == SB_PROCESS ? add_process(sb, pid) : add_cpus(sb, -1);
 	if (err || !sb->nr_rings) {
@@ -287,6 +387,19 @@ bool sideband_switches(const struct sideband *sb)
 	return sb->switches && sb->clock != SB_CLOCK_SEEN;
 }
 
+const char *sideband_wakeups(const struct sideband *sb)
+{
+	if (sb->clock == SB_CLOCK_SEEN)
+		return "not recorded (no clock to stamp them)";
+	if (sb->waking_id < 0) {
+		static char why[128];
+
+		snprintf(why, sizeof(why), "not recorded (%s)", sb->wakeups_off);
+		return why;
+	}
+	return "recorded";
+}
+
 const char *sideband_clock_name(const struct sideband *sb)
 {
 	static const char *const names[] = { "tsc", "perf", "seen" };
@@ -310,14 +423,10 @@ static uint64_t perf_time_to_tsc(const struct perf_event_mmap_page *pg,
 	       (rem << pg->time_shift) / pg->time_mult;
 }
 
-static void event_time(struct sideband *sb, struct sb_ring *r,
-		       const struct perf_event_header *h, uint64_t *tsc,
-		       uint32_t *kind)
+/* @t, a record's perf time (or TSC), as TSC, and how it was had. */
+static void tsc_of(struct sideband *sb, struct sb_ring *r, uint64_t t, uint64_t *tsc,
+		   uint32_t *kind)
 {
-	uint64_t t;
-
-	/* sample_id_all puts { pid, tid, time } at the end of the record. */
-	memcpy(&t, (const uint8_t *)h + h->size - sizeof(t), sizeof(t));
 	switch (sb->clock) {
 	case SB_CLOCK_TSC:
 		*tsc = t;
@@ -331,6 +440,17 @@ static void event_time(struct sideband *sb, struct sb_ring *r,
 		*tsc = rdtsc();
 		*kind = TLR_TIME_SEEN;
 	}
+}
+
+static void event_time(struct sideband *sb, struct sb_ring *r,
+		       const struct perf_event_header *h, uint64_t *tsc,
+		       uint32_t *kind)
+{
+	uint64_t t;
+
+	/* sample_id_all puts { pid, tid, time } at the end of the record. */
+	memcpy(&t, (const uint8_t *)h + h->size - sizeof(t), sizeof(t));
+	tsc_of(sb, r, t, tsc, kind);
 }
 
 struct perf_mmap2 {
@@ -420,6 +540,39 @@ static int emit_switch(struct sideband *sb, struct sb_ring *r,
 	return tlr_write(w, TLR_SWITCH, parts, lens, 1);
 }
 
+/*
+ * A sched_waking sample: { pid, tid, time, raw size, raw }, the raw data
+ * sched_wakeup_template's (include/trace/events/sched.h, the same since
+ * Linux 4.3): 8 bytes of common fields, comm[16], pid, prio, target_cpu.
+ */
+static int emit_wakeup(struct sideband *sb, struct sb_ring *r,
+		       const struct perf_event_header *h, struct tlr_writer *w)
+{
+	const uint8_t *b = (const uint8_t *)(h + 1);
+	struct tlr_wakeup rec = { .cpu = (uint32_t)r->cpu };
+	const void *parts[1] = { &rec };
+	size_t lens[1] = { sizeof(rec) };
+	uint32_t raw_size;
+	int32_t tid;
+	uint64_t t;
+
+	if (sb->clock == SB_CLOCK_SEEN || sb->waking_id < 0 || h->size < sizeof(*h) + 20 + 36)
+		return 0;
+	memcpy(&raw_size, b + 16, 4);
+	if (raw_size < 36 || raw_size > h->size - sizeof(*h) - 20)
+		return 0;
+	memcpy(&rec.pid, b, 4);
+	memcpy(&rec.tid, b + 4, 4);
+	memcpy(&t, b + 8, 8);
+	memcpy(&tid, b + 20 + 24, 4);
+	memcpy(&rec.target_cpu, b + 20 + 32, 4);
+	if (tid <= 0)
+		return 0;
+	rec.target_tid = (uint32_t)tid;
+	tsc_of(sb, r, t, &rec.tsc, &rec.time_kind);
+	return tlr_write(w, TLR_WAKEUP, parts, lens, 1);
+}
+
 static int emit(struct sideband *sb, struct sb_ring *r,
 		const struct perf_event_header *h, struct tlr_writer *w)
 {
@@ -479,6 +632,8 @@ static int emit(struct sideband *sb, struct sb_ring *r,
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		return emit_switch(sb, r, h, w);
+	case PERF_RECORD_SAMPLE:	/* only the wakeup tracepoint samples */
+		return emit_wakeup(sb, r, h, w);
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(struct perf_lost))
 			sb->lost += ((const struct perf_lost *)h)->lost;

@@ -212,9 +212,14 @@ static void thread_tables(const struct report *r, struct doc *d)
 		{ .name = "switches", .type = DOC_U64, .width = 8 },
 		{ .name = "preempted", .type = DOC_U64, .width = 9 },
 		{ .name = "samples", .type = DOC_U64, .width = 8 },
+		/* With wakeup records: how often it was woken, and by whom most. */
+		{ .name = "wakeups", .type = DOC_U64, .width = 8 },
+		{ .name = "top_waker_tid", .type = DOC_U64, .heading = "waker", .width = 7 },
+		{ .name = "top_waker_wakeups", .type = DOC_U64, .formats = DOC_JSON },
 	};
 	const struct agg_parallelism *p = &r->agg.par;
-	struct doc_table *t = doc_table(d, "threads", DOC_TEXT | DOC_JSON, cols, 14);
+	int nr_cols = p->wakeups ? 17 : 14;
+	struct doc_table *t = doc_table(d, "threads", DOC_TEXT | DOC_JSON, cols, nr_cols);
 	size_t i;
 
 	doc_table_title(d, t, "\n## threads: CMetric while running, and the average parallelism then");
@@ -238,6 +243,11 @@ static void thread_tables(const struct report *r, struct doc *d)
 		doc_cell(d, t, doc_u64(th->switches));
 		doc_cell(d, t, doc_u64(th->preempted));
 		doc_cell(d, t, doc_u64(th->samples));
+		if (nr_cols > 14) {
+			doc_cell(d, t, doc_u64(th->wakeups));
+			doc_cell(d, t, th->top_waker_tid ? doc_u64(th->top_waker_tid) : doc_null());
+			doc_cell(d, t, doc_u64(th->top_waker_wakeups));
+		}
 	}
 }
 
@@ -338,10 +348,10 @@ static void summary_table(const struct report *r, struct doc *d, size_t threads)
 		{ .name = "cm_ns", .type = DOC_F64 }, { .name = "critical_cm_ns", .type = DOC_F64 },
 		{ .name = "threshold", .type = DOC_F64 }, { .name = "max_active", .type = DOC_U64 },
 		{ .name = "samples", .type = DOC_U64 }, { .name = "samples_outside", .type = DOC_U64 },
-		{ .name = "unsampled_slices", .type = DOC_U64 },
+		{ .name = "unsampled_slices", .type = DOC_U64 }, { .name = "wakeups", .type = DOC_U64 },
 	};
 	const struct agg_parallelism *p = &r->agg.par;
-	struct doc_table *t = doc_table(d, "summary", DOC_JSON, cols, 11);
+	struct doc_table *t = doc_table(d, "summary", DOC_JSON, cols, 12);
 
 	doc_row(d, t, 0);
 	doc_cell(d, t, doc_u64(p->pid));
@@ -355,6 +365,7 @@ static void summary_table(const struct report *r, struct doc *d, size_t threads)
 	doc_cell(d, t, doc_u64(p->samples));
 	doc_cell(d, t, doc_u64(p->samples_outside));
 	doc_cell(d, t, doc_u64(p->unsampled_slices));
+	doc_cell(d, t, doc_u64(p->wakeups));
 }
 
 static int build_parallelism(const struct report *r, struct doc *d)
@@ -380,6 +391,8 @@ static int build_parallelism(const struct report *r, struct doc *d)
 	else
 		doc_header(d, "# parallelism of every process's threads: %zu threads, %" PRIu64 " switches over %s",
 			   threads, p->switches, fmt_ns((uint64_t)(p->end_ns - p->begin_ns), t1, sizeof(t1)));
+	if (p->wakeups)
+		doc_header(d, "# %" PRIu64 " wakeups: a woken thread can run from its wakeup", p->wakeups);
 	doc_header(d, "# CMetric of the run %s; critical slices (average parallelism <= %.2f, --critical): %zu, %s (%.2f%%)",
 		   fmt_ns((uint64_t)llround(p->cm_ns), t1, sizeof(t1)), p->threshold, p->nr_critical,
 		   fmt_ns((uint64_t)llround(p->critical_cm_ns), t2, sizeof(t2)),

@@ -67,6 +67,7 @@ static int ignore_lost(struct tev_consumer *c, const struct tev_lost *e) { (void
 static int ignore_switch(struct tev_consumer *c, const struct tev_switch *e) { (void)c; (void)e; return 0; }
 static int ignore_label(struct tev_consumer *c, const struct tev_label *e) { (void)c; (void)e; return 0; }
 static int ignore_jit(struct tev_consumer *c, const struct tev_jit *e) { (void)c; (void)e; return 0; }
+static int ignore_wakeup(struct tev_consumer *c, const struct tev_wakeup *e) { (void)c; (void)e; return 0; }
 
 void tev_consumer_defaults(struct tev_consumer *c)
 {
@@ -88,6 +89,8 @@ void tev_consumer_defaults(struct tev_consumer *c)
 		c->label = ignore_label;
 	if (!c->jit)
 		c->jit = ignore_jit;
+	if (!c->wakeup)
+		c->wakeup = ignore_wakeup;
 }
 
 /* Only the callbacks that do something are called, in consumer order. */
@@ -112,6 +115,7 @@ static void build_dispatch(struct tev_dispatch *d, struct tev_consumer *const *c
 		ADD_CALLBACK(d, c[i], context_switch, ignore_switch);
 		ADD_CALLBACK(d, c[i], label, ignore_label);
 		ADD_CALLBACK(d, c[i], jit, ignore_jit);
+		ADD_CALLBACK(d, c[i], wakeup, ignore_wakeup);
 	}
 }
 

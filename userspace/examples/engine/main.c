@@ -70,7 +70,9 @@ static const char usage_text[] =
 "  -t, --times FILE      write measured times: a line per query with its\n"
 "                        execution CPU and wall time in ns, and the\n"
 "                        --extra work done (units, and their CPU time\n"
-"                        from a calibration run of the same loop)\n"
+"                        from a calibration run of the same loop), the\n"
+"                        --merge mode and the wall time of its group-by\n"
+"                        merges (merge_wall_ns)\n"
 "  -n, --repeat N        execute each compiled query N times (default 1);\n"
 "                        times are the sum, the result the last run's\n"
 "  -j, --threads N       worker threads (default: the online CPUs, %ld)\n"
@@ -124,6 +126,7 @@ struct execution {
 	int client;
 	uint64_t query_id;		/* also its tag word */
 	uint64_t cpu_ns, wall_ns;	/* CPU: the client's and the workers' */
+	uint64_t merge_wall_ns;		/* of its group-by merges */
 	unsigned long extra_units;	/* oracle work units executed */
 	struct result result;
 };
@@ -507,6 +510,7 @@ static void run_pipelines(struct execution *e, struct pool *pool)
 		}
 		/* The merge ran on the workers, outside any pipeline's job. */
 		e->cpu_ns += group_table_merge_cpu_ns(hts[i]);
+		e->merge_wall_ns += group_table_merge_wall_ns(hts[i]);
 		group_table_free(hts[i]);
 	}
 }
@@ -680,10 +684,11 @@ static int write_times(const char *path, const struct execution *execs, int n,
 
 		fprintf(f, "query=%s client=%d query_id=%" PRIu64 " pid=%d exec_cpu_ns=%" PRIu64
 			" exec_wall_ns=%" PRIu64 " compile_ns=%" PRIu64
-			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s\n",
+			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s merge_wall_ns=%" PRIu64 "\n",
 			e->q->plan.query, e->client + 1, e->query_id, (int)getpid(), e->cpu_ns,
 			e->wall_ns, e->q->compile_ns, e->result.rows, e->extra_units,
-			(double)e->extra_units * e->q->unit_ns, merge_mode_name(merge));
+			(double)e->extra_units * e->q->unit_ns, merge_mode_name(merge),
+			e->merge_wall_ns);
 	}
 	if (fclose(f)) {
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);

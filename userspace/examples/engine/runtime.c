@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "runtime.h"
 #include "scheduler.h"
 #include "tailor/tag.h"
@@ -180,6 +181,7 @@ struct group_table {
 	long *at;			/* partitioned merge: out[p]'s first row in merged */
 	pthread_mutex_t lock;		/* locked merge: guards merged */
 	uint64_t tag_word, merge_cpu_ns;
+	uint64_t merge_wall_ns;		/* from the merge's start to its end */
 };
 
 static struct pool *merge_pool;
@@ -260,6 +262,19 @@ void group_table_free(void *ht)
 uint64_t group_table_merge_cpu_ns(const void *ht)
 {
 	return ((const struct group_table *)ht)->merge_cpu_ns;
+}
+
+uint64_t group_table_merge_wall_ns(const void *ht)
+{
+	return ((const struct group_table *)ht)->merge_wall_ns;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void group_rehash(struct group_part *p, long stride)
@@ -425,6 +440,7 @@ static void group_merge(void *ht)
 		.task = merge_locked, .arg = t, .tag = tailor_tag_get(), .rows = t->workers,
 		.tag_word = t->tag_word,
 	};
+	uint64_t start = monotonic_ns();
 	long n = 0;
 	int i;
 
@@ -433,6 +449,7 @@ static void group_merge(void *ht)
 			n += t->parts[i].groups;
 		group_part_reserve(&t->merged, t->aggregates, n);
 		run_tasks(t, &job);
+		t->merge_wall_ns += monotonic_ns() - start;
 		return;
 	}
 	job.task = merge_partition;
@@ -447,6 +464,7 @@ static void group_merge(void *ht)
 	t->merged.groups = n;
 	job.task = gather_partition;
 	run_tasks(t, &job);
+	t->merge_wall_ns += monotonic_ns() - start;
 }
 
 static const long *group_rows(const void *ht, long *count)

@@ -38,6 +38,8 @@ void *group_table_new(long aggregates, int workers, uint64_t tag_word);
 void group_table_free(void *ht);
 /* The workers' CPU time in the table's merges so far. */
 uint64_t group_table_merge_cpu_ns(const void *ht);
+/* The wall time its merges took, start to end (both modes). */
+uint64_t group_table_merge_wall_ns(const void *ht);
 
 struct result {
 	long width;		/* key + aggregates */

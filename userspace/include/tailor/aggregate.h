@@ -45,7 +45,7 @@ struct agg_options {
 	 * The CMetric of the threads of one process (parallelism.h): of
 	 * --pid's if one is given, else of the recorded process, else of
 	 * every process's.  Critical slices: average parallelism at most
-	 * critical_threshold (0: half the most threads ever active).
+	 * critical_threshold (0: half the threads that ran, as GAPP).
 	 */
 	bool parallelism;
 	double critical_threshold;

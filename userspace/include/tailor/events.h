@@ -89,6 +89,18 @@ struct tev_switch {
 	int32_t other_pid, other_tid;
 };
 
+/*
+ * A thread made runnable (perf record -e sched:sched_waking): by the
+ * thread that woke it, where that was a recorded thread.  The kernel
+ * names the woken thread by its tid alone.
+ */
+struct tev_wakeup {
+	uint64_t time;
+	uint32_t pid, tid, cpu;	/* the waker */
+	uint32_t target_tid;	/* the thread woken */
+	int32_t target_cpu;	/* where it will run, -1 if unknown */
+};
+
 /* An application marker or label (room for instrumented systems). */
 struct tev_label {
 	uint64_t time;
@@ -121,6 +133,7 @@ struct tev_consumer {
 	int (*context_switch)(struct tev_consumer *c, const struct tev_switch *e);
 	int (*label)(struct tev_consumer *c, const struct tev_label *e);
 	int (*jit)(struct tev_consumer *c, const struct tev_jit *e);
+	int (*wakeup)(struct tev_consumer *c, const struct tev_wakeup *e);
 };
 
 /* Every NULL callback of @c becomes one that ignores its event. */

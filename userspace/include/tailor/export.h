@@ -74,7 +74,7 @@ struct doc_table {
 	unsigned int formats;	/* DOC_*; the CSV writer takes the DOC_CSV one */
 	char *title;		/* text: lines before it */
 	bool headings;		/* text: a line of column headings */
-	struct doc_column cols[16];
+	struct doc_column cols[24];
 	int nr_cols;
 	struct doc_value *cells;	/* nr_rows * nr_cols */
 	unsigned int *row_formats;	/* per row, DOC_* */

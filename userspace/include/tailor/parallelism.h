@@ -14,8 +14,9 @@
  * the critical slices -- those whose average parallelism (duration over
  * CMetric) is at most a threshold -- is where the run was serial.
  *
- * Without wakeup records a woken thread counts as active only once it
- * runs: the time it waited runnable after a wakeup counts as blocked.
+ * With wakeup records (perf record -e sched:sched_waking) a blocked
+ * thread is active, runnable, from its wakeup; without them only once it
+ * runs, and the time it waited runnable after a wakeup counts as blocked.
  *
  * Built during the aggregation pass (aggregate.h, agg_options.parallelism)
  * from the switches, forks and attributed samples, and computed when the
@@ -48,6 +49,10 @@ struct par_thread {
 	uint64_t switches;	/* records of it, in and out */
 	uint64_t preempted;	/* outs while runnable */
 	uint64_t samples;
+	uint64_t wakeups;	/* wakeup records naming it */
+	/* The thread that woke it most often, and how often; tid 0: none. */
+	uint32_t top_waker_tid;
+	uint64_t top_waker_wakeups;
 };
 
 /* A cost's outcome for the samples a filter (--query) left out. */
@@ -106,6 +111,7 @@ struct agg_parallelism {
 	double critical_cm_ns;		/* of the critical slices */
 	double threshold;		/* critical: average parallelism <= this */
 	uint64_t switches;		/* of the threads counted */
+	uint64_t wakeups;		/* of the threads counted, by anyone recorded */
 	uint64_t samples;		/* of the threads counted */
 	/*
 	 * Samples of a thread that was not running by its switches: the
@@ -129,6 +135,11 @@ int par_fork(struct par_builder *b, const struct tev_task *e);
 int par_exit(struct par_builder *b, const struct tev_task *e);
 int par_comm(struct par_builder *b, const struct tev_comm *e);
 /*
+ * A wakeup of any thread: it counts if it names one of the threads the
+ * other events brought in, whoever the waker.
+ */
+int par_wakeup(struct par_builder *b, const struct tev_wakeup *e);
+/*
  * An attributed sample (@outcome PAR_FILTERED: one a filter left out,
  * whose slice's CMetric it still takes); 0 or -ENOMEM.
  */
@@ -136,8 +147,9 @@ int par_sample(struct par_builder *b, const struct tev_sample *s, uint32_t outco
 	       uint32_t row);
 /*
  * Compute everything into @out and free @b: critical slices are those of
- * average parallelism <= @threshold (<= 0: half the most threads ever
- * active).  0 or -ENOMEM (@b freed either way).
+ * average parallelism <= @threshold (<= 0: half the threads that
+ * switched or were sampled, GAPP's N_min = n / 2).  0 or -ENOMEM (@b
+ * freed either way).
  */
 int par_finish(struct par_builder *b, double threshold, struct agg_parallelism *out);
 void par_free(struct agg_parallelism *p);

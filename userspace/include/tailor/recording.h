@@ -47,7 +47,8 @@ enum tlr_record_type {
 	 */
 	TLR_ROUND	= 7,
 	TLR_SWITCH	= 8,	/* struct tlr_switch: a context switch */
-	/* 9..: application markers, labels (later) */
+	TLR_WAKEUP	= 9,	/* struct tlr_wakeup: a thread woken */
+	/* 10..: application markers, labels (later) */
 };
 
 /*
@@ -129,6 +130,21 @@ struct tlr_switch {
 	int32_t other_tid;
 	uint32_t time_kind;	/* enum tlr_time_kind */
 	uint32_t reserved;	/* 0 */
+};
+
+/*
+ * A thread woken by a recorded thread (@pid/@tid, on @cpu): the
+ * sched:sched_waking tracepoint through perf's side-band.  The kernel
+ * names the woken thread by its tid alone.
+ */
+struct tlr_wakeup {
+	uint64_t tsc;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t target_tid;
+	int32_t target_cpu;	/* where it is to run, or -1 */
+	uint32_t time_kind;	/* enum tlr_time_kind */
 };
 
 /* ---- writer (recording_writer.c) ---- */

@@ -35,6 +35,7 @@ struct session_info {
 	uint64_t first_time, last_time;	/* of the samples */
 	uint64_t nr_mappings;
 	uint64_t nr_switches;	/* context switch records */
+	uint64_t nr_wakeups;	/* wakeup records (perf: sched:sched_waking) */
 	uint64_t rounds;	/* round marks in the file */
 	bool has_tag;		/* some sample carries the tag register */
 	bool has_addr;		/* some sample carries a data address */

@@ -448,6 +448,13 @@ static int on_switch(struct tev_consumer *c, const struct tev_switch *e)
 	return p->par ? par_switch(p->par, e) : 0;
 }
 
+static int on_wakeup(struct tev_consumer *c, const struct tev_wakeup *e)
+{
+	struct pass *p = tev_container_of(c, struct pass, events);
+
+	return p->par ? par_wakeup(p->par, e) : 0;
+}
+
 static int on_fork(struct tev_consumer *c, const struct tev_task *e)
 {
 	struct pass *p = tev_container_of(c, struct pass, events);
@@ -473,7 +480,8 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 {
 	struct pass p = {
 		.events = { .sample = on_sample, .comm = on_comm, .lost = on_lost,
-			    .context_switch = on_switch, .fork = on_fork, .exit = on_exit_task },
+			    .context_switch = on_switch, .fork = on_fork, .exit = on_exit_task,
+			    .wakeup = on_wakeup },
 		.g = g, .sym = sym,
 		.nr_stack = attr_nr_stack_levels(g->attr),
 		.need_ns = g->opt.windowed || g->opt.buckets || g->opt.memory || g->opt.slices ||

@@ -19,13 +19,14 @@
 #include "util/grow.h"
 #include "util/hashmap.h"
 
-enum ev_kind { EV_IN, EV_OUT, EV_OUT_PREEMPTED, EV_FORK, EV_EXIT, EV_SAMPLE };
+enum ev_kind { EV_IN, EV_OUT, EV_OUT_PREEMPTED, EV_FORK, EV_EXIT, EV_SAMPLE, EV_WAKEUP };
 
 struct par_event {
 	uint64_t time;		/* the file's unit */
-	uint32_t thread;
+	uint32_t thread;	/* a wakeup's: the woken, once known (UINT32_MAX before) */
 	uint32_t kind;		/* enum ev_kind */
-	uint32_t outcome, row;	/* samples */
+	/* samples: their outcome and row; wakeups: the woken tid and the waker's tid */
+	uint32_t outcome, row;
 };
 
 struct par_builder {
@@ -41,6 +42,8 @@ struct par_builder {
 	 * from there, before its first switch or sample.
 	 */
 	uint64_t first_exec;
+	bool wakeups;		/* any EV_WAKEUP to resolve */
+	struct tev_wakeup last_wakeup;	/* the one before, to drop its twin */
 };
 
 /* A thread's replay state. */
@@ -52,6 +55,8 @@ struct replay {
 	size_t first_sample;	/* its open slice's first sample in the pending list */
 	size_t nr_samples;
 	uint32_t run;		/* its open run, or UINT32_MAX */
+	bool woken_running;	/* woken on its way to sleep: not switched out yet */
+	bool exited;
 };
 
 struct pending {
@@ -144,6 +149,76 @@ int par_comm(struct par_builder *b, const struct tev_comm *e)
 	if (e->exec && (!b->first_exec || e->time < b->first_exec))
 		b->first_exec = e->time;
 	return 0;
+}
+
+/*
+ * A wakeup between two recorded threads may come twice: the tracepoint
+ * names the woken task, and perf_tp_event() can fire that task's own
+ * per-task event as well as the waker's, both on the waker's CPU, alike
+ * (not seen with perf record on 6.1 or 6.18, but cheap to be safe from).
+ * Two real wakeups of one thread by one waker at the same time cannot
+ * be: the twin is dropped.
+ */
+int par_wakeup(struct par_builder *b, const struct tev_wakeup *e)
+{
+	const struct tev_wakeup *l = &b->last_wakeup;
+
+	if (e->time == l->time && e->tid == l->tid && e->target_tid == l->target_tid)
+		return 0;
+	b->last_wakeup = *e;
+	if (array_grow((void **)&b->ev, &b->cap_ev, b->nr_ev + 1, sizeof(*b->ev)))
+		return -ENOMEM;
+	b->ev[b->nr_ev++] = (struct par_event){ e->time, UINT32_MAX, EV_WAKEUP,
+						e->target_tid, e->tid };
+	b->wakeups = true;
+	return 0;
+}
+
+/*
+ * The woken thread of each wakeup, by its tid among the threads counted
+ * (a tid names one thread at a time; the first seen wins), and each
+ * thread's most frequent waker.  Wakeups of threads not counted go.
+ */
+static int resolve_wakeups(struct par_builder *b)
+{
+	struct pair_map by_tid = { 0 }, pairs = { 0 };
+	size_t i, out = 0;
+	uint32_t t, n;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < b->nr_threads; i++)
+		if (!pair_map_get(&by_tid, 0, b->threads[i].tid, &t) &&
+		    pair_map_put(&by_tid, 0, b->threads[i].tid, (uint32_t)i))
+			goto out;
+	for (i = 0; i < b->nr_ev; i++) {
+		struct par_event e = b->ev[i];
+
+		if (e.kind == EV_WAKEUP) {
+			struct par_thread *th;
+
+			if (!pair_map_get(&by_tid, 0, e.outcome, &t))
+				continue;
+			e.thread = t;
+			th = &b->threads[t];
+			th->wakeups++;
+			n = 0;
+			pair_map_get(&pairs, t, e.row, &n);
+			if (pair_map_put(&pairs, t, e.row, ++n))
+				goto out;
+			if (n > th->top_waker_wakeups) {
+				th->top_waker_wakeups = n;
+				th->top_waker_tid = e.row;
+			}
+		}
+		b->ev[out++] = e;
+	}
+	b->nr_ev = out;
+	b->wakeups = false;
+	ret = 0;
+out:
+	pair_map_free(&by_tid);
+	pair_map_free(&pairs);
+	return ret;
 }
 
 int par_sample(struct par_builder *b, const struct tev_sample *s, uint32_t outcome,
@@ -430,6 +505,7 @@ static int replay_event(struct sweep *w, const struct par_event *e)
 	switch (e->kind) {
 	case EV_IN:
 		w->out->threads[e->thread].switches++;
+		r->woken_running = false;
 		if (r->state == PAR_RUNNING)
 			return 0;	/* a lost out: still the same slice */
 		ret = set_state(w, e->thread, PAR_RUNNING);
@@ -445,8 +521,11 @@ static int replay_event(struct sweep *w, const struct par_event *e)
 			if (ret)
 				return ret;
 		}
-		return set_state(w, e->thread,
-				 e->kind == EV_OUT_PREEMPTED ? PAR_RUNNABLE : PAR_BLOCKED);
+		ret = set_state(w, e->thread,
+				e->kind == EV_OUT_PREEMPTED || r->woken_running ? PAR_RUNNABLE :
+										  PAR_BLOCKED);
+		r->woken_running = false;
+		return ret;
 	case EV_FORK:
 		return is_active(r->state) ? 0 : set_state(w, e->thread, PAR_RUNNABLE);
 	case EV_EXIT:
@@ -456,7 +535,20 @@ static int replay_event(struct sweep *w, const struct par_event *e)
 				return ret;
 		}
 		r->switched = true;	/* samples after it are strays, not a new run */
+		r->exited = true;
 		return r->state == PAR_UNSEEN ? 0 : set_state(w, e->thread, PAR_BLOCKED);
+	case EV_WAKEUP:
+		w->out->wakeups++;
+		if (r->exited)
+			return 0;
+		/*
+		 * Woken on its way to sleep: the switch out still to come
+		 * leaves it runnable.  Otherwise runnable from here, unless
+		 * it can run already.
+		 */
+		if (r->state == PAR_RUNNING)
+			r->woken_running = true;
+		return r->state == PAR_BLOCKED ? set_state(w, e->thread, PAR_RUNNABLE) : 0;
 	case EV_SAMPLE:
 		/* A thread that never switched runs whenever it is sampled. */
 		if (!r->switched && r->state != PAR_RUNNING) {
@@ -513,7 +605,8 @@ static int initial_states(struct sweep *w)
 
 		if (e->kind == EV_FORK)
 			forked[e->thread] = true;
-		if (e->kind == EV_FORK || e->kind == EV_SAMPLE || r->switched)
+		if (e->kind == EV_FORK || e->kind == EV_SAMPLE || e->kind == EV_WAKEUP ||
+		    r->switched)
 			continue;
 		r->switched = true;
 		if (forked[e->thread])
@@ -604,16 +697,39 @@ out:
 	return ret;
 }
 
+/*
+ * The application's threads, as GAPP counts them for its threshold
+ * (N_min = n / 2): those that switched or were sampled in the run.
+ * Not the most ever active at once, which one moment's overlap of a
+ * mostly idle thread decides.
+ */
+static size_t app_threads(const struct par_builder *b)
+{
+	bool *seen = calloc(b->nr_threads ? b->nr_threads : 1, sizeof(*seen));
+	size_t i, n = 0;
+
+	if (!seen)
+		return b->nr_threads;
+	for (i = 0; i < b->nr_ev; i++) {
+		const struct par_event *e = &b->ev[i];
+
+		if (e->kind <= EV_OUT_PREEMPTED || e->kind == EV_SAMPLE)
+			seen[e->thread] = true;
+	}
+	for (i = 0; i < b->nr_threads; i++)
+		n += seen[i];
+	free(seen);
+	return n;
+}
+
 int par_finish(struct par_builder *b, double threshold, struct agg_parallelism *o)
 {
 	int ret = 0;
 
-	/* The default threshold needs the most threads ever active: a first replay. */
-	if (threshold <= 0) {
-		ret = replay(b, 0, o);
-		threshold = o->max_active / 2.0;
-		par_free(o);
-	}
+	if (b->wakeups)
+		ret = resolve_wakeups(b);
+	if (threshold <= 0)
+		threshold = app_threads(b) / 2.0;
 	if (!ret)
 		ret = replay(b, threshold, o);
 	free(b->ev);

@@ -21,6 +21,8 @@
 
 /* CLOCK_PERF_HW_CLOCK of patches/0002: sample times are the raw TSC. */
 #define PERF_CLOCK_HW_TSC		12
+/* perf's util/header.h feature bits: the events' names */
+#define PERF_HEADER_EVENT_DESC		12
 /* x86's perf register number of rip (asm/perf_regs.h, not in the uapi set used here) */
 #define PERF_REG_X86_IP_NUMBER		8
 

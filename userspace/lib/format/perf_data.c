@@ -39,6 +39,12 @@ struct perf_attr_info {
 	 */
 	int user_tag_index, user_ip_index;
 	unsigned int time_at;	/* offset of TIME in its samples, 0: none */
+	/*
+	 * What its samples are: the profile's (a sampling event), a thread's
+	 * wakeup (sched:sched_waking, named by the file's
+	 * EVENT_DESC), or another tracepoint's, which is no CPU sample.
+	 */
+	enum { ATTR_SAMPLES, ATTR_WAKEUPS, ATTR_OTHER } role;
 };
 
 struct perf_data {
@@ -52,6 +58,7 @@ struct perf_data {
 	bool by_identifier;	/* samples name their attribute */
 	bool exec_seen;		/* the first exec, the command's, was counted */
 	uint64_t malformed;
+	uint64_t other_events;	/* samples of tracepoints that are not wakeups */
 };
 
 #define PDATA(r) tev_container_of(r, struct perf_data, fr)
@@ -139,22 +146,46 @@ static const struct perf_attr_info *sample_attr(const struct perf_data *p,
 						const uint8_t *rec,
 						const struct perf_event_header *h)
 {
-	if (!p->by_identifier)
+	const struct perf_event_attr *a = &p->attrs[0].attr;
+	size_t at;
+
+	if (p->by_identifier) {
+		if (h->size < sizeof(*h) + 8)
+			return NULL;
+		return attr_of_id(p, u64_at(rec + sizeof(*h)));
+	}
+	/*
+	 * Events of one layout (perf record -R): perf gives them ID, after
+	 * IP, TID, TIME and ADDR, rather than IDENTIFIER.
+	 */
+	if (p->nr_attrs == 1 || !(a->sample_type & PERF_SAMPLE_ID))
 		return &p->attrs[0];
-	if (h->size < sizeof(*h) + 8)
+	at = sizeof(*h) + 8 * (!!(a->sample_type & PERF_SAMPLE_IP) +
+			       !!(a->sample_type & PERF_SAMPLE_TID) +
+			       !!(a->sample_type & PERF_SAMPLE_TIME) +
+			       !!(a->sample_type & PERF_SAMPLE_ADDR));
+	if (h->size < at + 8)
 		return NULL;
-	return attr_of_id(p, u64_at(rec + sizeof(*h)));
+	return attr_of_id(p, u64_at(rec + at));
 }
 
 /* A PERF_RECORD_SAMPLE, in the field order of perf_event.h. */
+struct raw_data {
+	const uint8_t *p;
+	uint32_t len;
+};
+
 static int parse_sample(const struct perf_data *p, const uint8_t *rec,
-			const struct perf_event_header *h, struct tev_sample *out)
+			const struct perf_event_header *h, struct tev_sample *out,
+			const struct perf_attr_info **attr, struct raw_data *raw)
 {
 	struct cursor c = { rec + sizeof(*h), rec + h->size, false };
 	const struct perf_attr_info *ai = sample_attr(p, rec, h);
 	const uint8_t *user_regs = NULL;
 	uint64_t t, n;
 
+	*raw = (struct raw_data){ NULL, 0 };
+	*attr = ai;
 	if (!ai)
 		return -1;
 	t = ai->attr.sample_type;
@@ -199,6 +230,7 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 		if (c.end - c.p < 4)
 			return -1;
 		memcpy(&sz, c.p, 4);
+		*raw = (struct raw_data){ c.p + 4, sz };
 		skip(&c, 4ull + sz);
 	}
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
@@ -265,10 +297,19 @@ static void parse_trailer(const struct perf_data *p, const uint8_t *rec,
 			  const struct perf_event_header *h, struct sample_id *id)
 {
 	const struct perf_event_attr *a = &p->attrs[0].attr;
-	uint64_t t = a->sample_type & PERF_SAMPLE_ID_ALL_FIELDS;
+	uint64_t t;
 	struct cursor c;
-	size_t n = __builtin_popcountll(t) * 8;
+	size_t n;
 
+	/* Events of other layouts: the identifier, last, names the record's. */
+	if (p->by_identifier && h->size >= sizeof(*h) + 8) {
+		const struct perf_attr_info *ai = attr_of_id(p, u64_at(rec + h->size - 8));
+
+		if (ai)
+			a = &ai->attr;
+	}
+	t = a->sample_type & PERF_SAMPLE_ID_ALL_FIELDS;
+	n = __builtin_popcountll(t) * 8;
 	memset(id, 0, sizeof(*id));
 	if (!a->sample_id_all || h->size < sizeof(*h) + n)
 		return;
@@ -492,11 +533,36 @@ static int deliver_other(const struct perf_data *p, const uint8_t *rec,
 	return 0;
 }
 
+/*
+ * A sched_waking sample: the waker is the sample's thread, the woken thread's tid and target CPU are in the raw data.
+ * The layout (include/trace/events/sched.h, sched_wakeup_template) has
+ * been the same since Linux 4.3: the 8 bytes of common fields, comm[16],
+ * pid, prio, target_cpu.  1 if the record is too short for it.
+ */
+static int wakeup_of(const struct tev_sample *s, const struct raw_data *raw,
+		     struct tev_wakeup *w)
+{
+	int32_t tid, cpu;
+
+	if (!raw->p || raw->len < 36)
+		return 1;
+	memcpy(&tid, raw->p + 24, 4);
+	memcpy(&cpu, raw->p + 32, 4);
+	if (tid <= 0)
+		return 1;
+	*w = (struct tev_wakeup){ .time = s->time, .pid = s->pid, .tid = s->tid, .cpu = s->cpu,
+				  .target_tid = (uint32_t)tid, .target_cpu = cpu };
+	return 0;
+}
+
 static int perf_deliver(struct format_reader *fr, uint8_t kind, const uint8_t *ev,
 			const struct tev_dispatch *d)
 {
 	struct perf_data *p = PDATA(fr);
+	const struct perf_attr_info *ai;
 	struct perf_event_header h;
+	struct tev_wakeup w;
+	struct raw_data raw;
 	struct tev_sample s;
 
 	(void)kind;
@@ -504,7 +570,11 @@ static int perf_deliver(struct format_reader *fr, uint8_t kind, const uint8_t *e
 	switch (h.type) {
 	case PERF_RECORD_SAMPLE:
 		/* Counted as malformed at open; nothing to deliver. */
-		if (parse_sample(p, ev, &h, &s))
+		if (parse_sample(p, ev, &h, &s, &ai, &raw))
+			return 0;
+		if (ai->role == ATTR_WAKEUPS)
+			return wakeup_of(&s, &raw, &w) ? 0 : TEV_DISPATCH(d, wakeup, &w);
+		if (ai->role != ATTR_SAMPLES)
 			return 0;
 		return TEV_DISPATCH(d, sample, &s);
 	case PERF_RECORD_MMAP:
@@ -592,9 +662,83 @@ static int load_attrs(struct perf_data *p, const struct perf_file_header *fh,
 	return 0;
 }
 
+/*
+ * The roles of the events (perf_attr_info.role): a tracepoint's samples
+ * are no CPU samples; the wakeup tracepoints are known by the names in
+ * the EVENT_DESC feature section (perf's header.c write_event_desc():
+ * u32 count, u32 attr size, then per event its attr, u32 nr_ids, a
+ * string -- u32 length, NUL-padded -- and its ids).  Feature sections
+ * follow the data, one perf_file_section per feature bit, in bit order.
+ */
+static void assign_roles(struct perf_data *p, const struct perf_file_header *fh)
+{
+	uint64_t at = fh->data.offset + fh->data.size, end, nre, attr_size, i;
+	struct perf_file_section sec;
+	struct cursor c;
+	int k;
+
+	for (k = 0; k < p->nr_attrs; k++)
+		p->attrs[k].role = p->attrs[k].attr.type == PERF_TYPE_TRACEPOINT ? ATTR_OTHER :
+				   ATTR_SAMPLES;
+	if (!(fh->features[0] >> PERF_HEADER_EVENT_DESC & 1) || at < fh->data.offset ||
+	    at > p->map_len)
+		return;
+	at += 16ull * __builtin_popcountll(fh->features[0] &
+					    ((1ull << PERF_HEADER_EVENT_DESC) - 1));
+	if (at > p->map_len || p->map_len - at < sizeof(sec))
+		return;
+	memcpy(&sec, p->map + at, sizeof(sec));
+	if (sec.offset > p->map_len || sec.size > p->map_len - sec.offset || sec.size < 8)
+		return;
+	end = sec.offset + sec.size;
+	c = (struct cursor){ p->map + sec.offset, p->map + end, false };
+	nre = take_u64(&c);
+	attr_size = nre >> 32;
+	nre &= 0xffffffffu;
+	for (i = 0; i < nre && !c.bad; i++) {
+		struct perf_attr_info *ai;
+		uint32_t nr_ids, len;
+		const char *name;
+
+		skip(&c, attr_size);
+		if (c.bad || c.end - c.p < 8)
+			return;
+		memcpy(&nr_ids, c.p, 4);
+		memcpy(&len, c.p + 4, 4);
+		skip(&c, 8);
+		name = (const char *)c.p;
+		skip(&c, len);
+		if (c.bad || !len || !memchr(name, 0, len) ||
+		    (uint64_t)(c.end - c.p) < 8ull * nr_ids)
+			return;
+		/* By its first id; an event without ids by its place (the attrs' order). */
+		ai = (struct perf_attr_info *)(nr_ids ? attr_of_id(p, u64_at(c.p)) :
+					       i < (uint64_t)p->nr_attrs ? &p->attrs[i] : NULL);
+		skip(&c, 8ull * nr_ids);
+		/*
+		 * sched_waking only: sched_wakeup may run on the woken
+		 * thread's CPU, in whatever thread runs there, not the waker.
+		 */
+		if (ai && ai->attr.type == PERF_TYPE_TRACEPOINT &&
+		    !strcmp(name, "sched:sched_waking") && (ai->attr.sample_type & PERF_SAMPLE_RAW))
+			ai->role = ATTR_WAKEUPS;
+	}
+}
+
+/* The attribute whose samples the profile is: the first sampling one. */
+static const struct perf_attr_info *main_attr(const struct perf_data *p)
+{
+	int i;
+
+	for (i = 0; i < p->nr_attrs; i++)
+		if (p->attrs[i].role == ATTR_SAMPLES)
+			return &p->attrs[i];
+	return &p->attrs[0];
+}
+
 static void describe_event(struct perf_data *p)
 {
-	const struct perf_event_attr *a = &p->attrs[0].attr;
+	const struct perf_event_attr *a = &main_attr(p)->attr;
 	struct session_info *info = &p->fr.info;
 	bool clock = a->type == PERF_TYPE_SOFTWARE &&
 		     (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
@@ -616,15 +760,27 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 	uint64_t first_exec = 0;
 	uint32_t exec_pid = 0, first_sample_pid = 0;
 	const uint8_t *at = p->data, *rec;
+	const struct perf_attr_info *ai;
 	struct perf_event_header h;
+	struct tev_wakeup w;
+	struct raw_data raw;
 	struct tev_sample s;
 
 	while ((rec = record_at(at, p->data_end, &h))) {
 		at += h.size;
 		switch (h.type) {
 		case PERF_RECORD_SAMPLE:
-			if (parse_sample(p, rec, &h, &s)) {
+			if (parse_sample(p, rec, &h, &s, &ai, &raw) ||
+			    (ai->role == ATTR_WAKEUPS && wakeup_of(&s, &raw, &w))) {
 				p->malformed++;
+				break;
+			}
+			if (ai->role == ATTR_WAKEUPS) {
+				info->nr_wakeups++;
+				break;
+			}
+			if (ai->role == ATTR_OTHER) {
+				p->other_events++;
 				break;
 			}
 			if (!info->nr_samples || s.time < info->first_time) {
@@ -749,7 +905,8 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 	}
 	if (load_attrs(p, &fh, err, errlen))
 		goto fail;
-	first = &p->attrs[0];
+	assign_roles(p, &fh);
+	first = main_attr(p);
 	describe_event(p);
 	if (!(first->attr.sample_type & PERF_SAMPLE_IP) ||
 	    !(first->attr.sample_type & PERF_SAMPLE_TID) ||

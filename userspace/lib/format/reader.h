@@ -27,9 +27,9 @@ enum rd_next { RD_EOF = 0, RD_RUN = 1, RD_ROUND = 2 };
 /* The consumers, per kind, without the ones that ignore it. */
 struct tev_dispatch {
 	struct tev_consumer *sample[8], *mmap[8], *comm[8], *fork[8], *exit[8],
-		*lost[8], *context_switch[8], *label[8], *jit[8];
+		*lost[8], *context_switch[8], *label[8], *jit[8], *wakeup[8];
 	int nr_sample, nr_mmap, nr_comm, nr_fork, nr_exit, nr_lost,
-	    nr_context_switch, nr_label, nr_jit;
+	    nr_context_switch, nr_label, nr_jit, nr_wakeup;
 };
 
 #define TEV_DISPATCH(d, kind, ev) ({					\

@@ -48,6 +48,7 @@ static const char *type_name(uint32_t type)
 	case TLR_END:		return "END";
 	case TLR_ROUND:		return "ROUND";
 	case TLR_SWITCH:	return "SWITCH";
+	case TLR_WAKEUP:	return "WAKEUP";
 	}
 	return "unknown";
 }
@@ -432,6 +433,21 @@ static int check_switch(struct tlr_reader *r, const struct tlr_record *rec)
 	return 0;
 }
 
+static int check_wakeup(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	struct tlr_wakeup w;
+
+	if (rec->size < sizeof(w))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is shorter than its %zu-byte struct",
+				    rec->size, sizeof(w));
+	memcpy(&w, rec->payload, sizeof(w));
+	if (!w.target_tid)
+		return payload_fail(r, rec, offsetof(struct tlr_wakeup, target_tid),
+				    "the woken thread's tid is 0");
+	return 0;
+}
+
 /* META and END: text; a NUL may only start the padding at its end. */
 static int check_text(struct tlr_reader *r, const struct tlr_record *rec)
 {
@@ -464,6 +480,8 @@ static int check_payload(struct tlr_reader *r, const struct tlr_record *rec)
 		return check_task(r, rec);
 	case TLR_SWITCH:
 		return check_switch(r, rec);
+	case TLR_WAKEUP:
+		return check_wakeup(r, rec);
 	}
 	return 0;	/* a newer kind of record: the caller skips it */
 }

@@ -98,7 +98,8 @@ static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
 		case TLR_MMAP:
 		case TLR_COMM:
 		case TLR_TASK:
-		case TLR_SWITCH: {
+		case TLR_SWITCH:
+		case TLR_WAKEUP: {
 			const uint8_t *hdr = (const uint8_t *)rec.payload -
 					     sizeof(struct tlr_record_header);
 
@@ -221,6 +222,15 @@ static int deliver_record(const uint8_t *rec, const struct tev_dispatch *d)
 		};
 
 		return TEV_DISPATCH(d, context_switch, &e);
+	}
+	case TLR_WAKEUP: {
+		const struct tlr_wakeup *wk = payload;
+		struct tev_wakeup e = {
+			.time = wk->tsc, .pid = wk->pid, .tid = wk->tid, .cpu = wk->cpu,
+			.target_tid = wk->target_tid, .target_cpu = wk->target_cpu,
+		};
+
+		return TEV_DISPATCH(d, wakeup, &e);
 	}
 	}
 	return 0;
@@ -361,6 +371,9 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 			break;
 		case TLR_SWITCH:
 			info->nr_switches++;
+			break;
+		case TLR_WAKEUP:
+			info->nr_wakeups++;
 			break;
 		case TLR_SAMPLES:
 			count_samples(t, &rec);
