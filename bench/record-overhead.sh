@@ -8,9 +8,9 @@
 # under 'tailor record' (IP, TSC, r15) and under 'perf record -e
 # cpu-clock' at the same frequency, plain and with --intr-regs=r15 (the
 # same information as tailor), and under 'tailor record --tag-word' (the
-# per-thread word read at every sample too), several times each, and prints the median wall times, each
-# profiler's overhead as a ratio to the bare run, and the bytes each
-# recording takes per sample.  A benchmark: it prints figures and never
+# per-thread word read at every sample too), several times each, and
+# prints the median wall times, each profiler's overhead as a ratio to
+# the bare run, and the bytes each recording takes per sample.  A benchmark: it prints figures and never
 # fails a build.  Under TCG every figure is inflated; compare the rows.
 #
 # Usage: bench/record-overhead.sh [--freq HZ] [--iterations N] [--runs N] [--box 6.1|6.12]

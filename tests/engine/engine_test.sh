@@ -23,6 +23,9 @@ tailor=$build/userspace/san/tailor
 synth=$build/userspace/synth_profile
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Runs without -w leave their generated code for the report in
+# $TMPDIR/tailor-engine.*: here, gone with $work.
+export TMPDIR=$work
 # shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
 # check NAME CMD...: ok if CMD succeeds
