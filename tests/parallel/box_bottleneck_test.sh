@@ -9,8 +9,8 @@
 # times each (tests/parallel/bottleneck-steps.sh); bottleneck_checks.py
 # judges the view's JSON and the engine's times: GroupBy in the merge
 # ranks first when locked, its critical CMetric share at least halves when
-# partitioned, and the merge's wall time falls by a fifth; the query's is
-# printed (its header says why it is not judged under TCG).
+# partitioned, and the merge's wall time falls; the query's is printed
+# (its header says why it is not judged under TCG).
 #
 # Writes its work to OUT (default build/box-bottleneck).  Prints TAP.
 set -uo pipefail
