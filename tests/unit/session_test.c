@@ -559,20 +559,13 @@ static void perf_data_in_order(bool rounds)
 		check_uint(info.max_queued, <=, 12);
 }
 
-struct flags_seen {
-	struct tev_consumer events;
-	char log[512];
-	size_t len;
-};
-
+/* A struct seen's sample callback that logs a sample's tag and entry IP. */
 static int log_flags(struct tev_consumer *c, const struct tev_sample *e)
 {
-	struct flags_seen *s = tev_container_of(c, struct flags_seen, events);
-
-	s->len += snprintf(s->log + s->len, sizeof(s->log) - s->len, "%s tag %llx%s entry %llx; ",
-			   e->flags & TEV_KERNEL ? "k" : "u", (unsigned long long)e->tag,
-			   e->flags & TEV_USER_TAG ? "" : " (kernel's)",
-			   e->flags & TEV_HAS_ENTRY_IP ? (unsigned long long)e->entry_ip : 0ull);
+	note(tev_container_of(c, struct seen, events), e->time, "%s tag %llx%s entry %llx; ",
+	     e->flags & TEV_KERNEL ? "k" : "u", (unsigned long long)e->tag,
+	     e->flags & TEV_USER_TAG ? "" : " (kernel's)",
+	     e->flags & TEV_HAS_ENTRY_IP ? (unsigned long long)e->entry_ip : 0ull);
 	return 0;
 }
 
@@ -602,7 +595,7 @@ static void perf_data_user_regs(void)
 	const uint64_t kthread[] = { 0xffffffff81000100ull, 0, 30, 0, PERF_SAMPLE_REGS_ABI_64, 0xbeef };
 	struct perf_file_section ids = { 0, 0 };
 	const char *path = path_of("uregs.data");
-	struct flags_seen s = { .events = { .sample = log_flags } };
+	struct seen s = { .events = { .sample = log_flags } };
 	struct tev_consumer *c[] = { &s.events };
 	struct session_options o = { .tag_reg = 23 };
 	struct session *ses;
@@ -636,27 +629,18 @@ static void perf_data_user_regs(void)
 	check_str(s.log, "u tag 5 entry 0; k tag 7 entry 402000; k tag beef (kernel's) entry 0; ");
 }
 
-struct wakeups_seen {
-	struct tev_consumer events;
-	char log[512];
-	size_t len;
-};
-
+/* struct seen's callbacks: samples by time and tid, and wakeups. */
 static int log_wake_sample(struct tev_consumer *c, const struct tev_sample *e)
 {
-	struct wakeups_seen *s = tev_container_of(c, struct wakeups_seen, events);
-
-	s->len += snprintf(s->log + s->len, sizeof(s->log) - s->len, "s%llu.%u ",
-			   (unsigned long long)e->time, e->tid);
+	note(tev_container_of(c, struct seen, events), e->time, "s%llu.%u ",
+	     (unsigned long long)e->time, e->tid);
 	return 0;
 }
 
 static int log_wakeup(struct tev_consumer *c, const struct tev_wakeup *e)
 {
-	struct wakeups_seen *s = tev_container_of(c, struct wakeups_seen, events);
-
-	s->len += snprintf(s->log + s->len, sizeof(s->log) - s->len, "w%llu.%u>%u@%d ",
-			   (unsigned long long)e->time, e->tid, e->target_tid, e->target_cpu);
+	note(tev_container_of(c, struct seen, events), e->time, "w%llu.%u>%u@%d ",
+	     (unsigned long long)e->time, e->tid, e->target_tid, e->target_cpu);
 	return 0;
 }
 
@@ -719,7 +703,7 @@ static void perf_data_wakeups(bool with_desc)
 	struct perf_file_header fh = { .size = sizeof(fh) };
 	struct perf_file_section sec[3], desc;
 	const char *path = path_of(with_desc ? "wake.data" : "wake-nodesc.data");
-	struct wakeups_seen s = { .events = { .sample = log_wake_sample, .wakeup = log_wakeup } };
+	struct seen s = { .events = { .sample = log_wake_sample, .wakeup = log_wakeup } };
 	struct tev_consumer *c[] = { &s.events };
 	struct session_options o = { .tag_reg = -1 };
 	struct session *ses;

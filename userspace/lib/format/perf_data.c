@@ -132,13 +132,15 @@ static void skip_read(struct cursor *c, const struct perf_event_attr *a)
 	}
 }
 
-/* The index of perf register @reg among a sample's user registers, or -1. */
-static int regs_index(const struct perf_event_attr *a, int reg)
+/*
+ * The index of perf register @reg among the registers @mask selects (a
+ * sample's REGS_USER or REGS_INTR, when @sampled), or -1.
+ */
+static int regs_index(bool sampled, uint64_t mask, int reg)
 {
-	if (!(a->sample_type & PERF_SAMPLE_REGS_USER) || reg < 0 || reg > 63 ||
-	    !(a->sample_regs_user >> reg & 1))
+	if (!sampled || reg < 0 || reg > 63 || !(mask >> reg & 1))
 		return -1;
-	return __builtin_popcountll(a->sample_regs_user & ((1ull << reg) - 1));
+	return __builtin_popcountll(mask & ((1ull << reg) - 1));
 }
 
 /* The attribute a sample record belongs to, or NULL. */
@@ -634,6 +636,7 @@ static int load_attrs(struct perf_data *p, const struct perf_file_header *fh,
 		size_t asz = fh->attr_size - sizeof(struct perf_file_attr_ids);
 		struct perf_file_section ids;
 		int tag_reg = p->fr.tag_reg;
+		bool intr, user;
 
 		memcpy(&ai->attr, a, asz < sizeof(ai->attr) ? asz : sizeof(ai->attr));
 		memcpy(&ids, a + asz, sizeof(ids));
@@ -641,13 +644,12 @@ static int load_attrs(struct perf_data *p, const struct perf_file_header *fh,
 			ai->ids = p->map + ids.offset;
 			ai->nr_ids = ids.size / 8;
 		}
-		ai->tag_index = -1;
-		if ((ai->attr.sample_type & PERF_SAMPLE_REGS_INTR) &&
-		    tag_reg >= 0 && (ai->attr.sample_regs_intr >> tag_reg & 1))
-			ai->tag_index = __builtin_popcountll(ai->attr.sample_regs_intr &
-							    ((1ull << tag_reg) - 1));
-		ai->user_tag_index = regs_index(&ai->attr, tag_reg);
-		ai->user_ip_index = regs_index(&ai->attr, PERF_REG_X86_IP_NUMBER);
+		intr = ai->attr.sample_type & PERF_SAMPLE_REGS_INTR;
+		user = ai->attr.sample_type & PERF_SAMPLE_REGS_USER;
+		ai->tag_index = regs_index(intr, ai->attr.sample_regs_intr, tag_reg);
+		ai->user_tag_index = regs_index(user, ai->attr.sample_regs_user, tag_reg);
+		ai->user_ip_index = regs_index(user, ai->attr.sample_regs_user,
+					       PERF_REG_X86_IP_NUMBER);
 		if (ai->tag_index >= 0 || ai->user_tag_index >= 0)
 			p->fr.info.has_tag = true;
 		ai->time_at = time_offset(ai->attr.sample_type);
