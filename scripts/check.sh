@@ -70,6 +70,23 @@ uapi_test() {
 		-o "$out/uapi_test" && "$out/uapi_test"
 }
 
+# The bench's side-band sink (bench/sideband-sink.c), built with the
+# sanitizers: a switching workload's every switch must reach its rings,
+# an out and an in record each, or the bench's "kernel alone" row would
+# time less than the kernel's work.
+bench_sink_test() {
+	local w
+	gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+		-fno-sanitize-recover=all bench/sideband-sink.c -o "$out/sideband-sink" &&
+	make -s -C "$top" workloads &&
+	w=$("$out/sideband-sink" --switches --wakeups -- "$top/build/workloads/tw_pingpong" \
+		-n 500 2>&1) || return 1
+	echo "$w"
+	awk -F= '{ v[$1] = $2 } END {
+		if (v["sink_full"] != "no" || v["switches"] < 900 || v["sink_wakeups"] < 500 ||
+		    v["sink_switches"] < 2 * v["switches"] - 4) exit 1 }' <<<"$w"
+}
+
 # A module build whose output has any compiler or sparse diagnostic fails.
 module_lint() {
 	local ver=$1 kdir log
@@ -146,6 +163,8 @@ native() {
 	check "tailor command, example engine and workloads build with -Werror" \
 		"$out/userspace.log" make -s -C "$top" userspace examples workloads
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
+	check "bench/sideband-sink.c (ASan, UBSan) sees every switch of tw_pingpong" \
+		"$out/sideband-sink.log" bench_sink_test
 	if make -s -C userspace test-tools >"$out/test-tools.log" 2>&1; then
 		tap_totals "golden report tests" "$out/golden.log" tests/golden/golden_test.sh
 		tap_totals "exports through their readers, random profiles" "$out/export-fuzz.log" \
