@@ -177,6 +177,8 @@ native() {
 			"$out/parallel.log" tests/parallel/parallel_test.sh
 		tap_totals "parallelism: the engine's planted group-by merge lock found, and its fix (perf, native)" \
 			"$out/bottleneck.log" tests/parallel/bottleneck_test.sh
+		tap_totals "JIT code named through jitdumps and perf maps: tw_jitcode, node and lli against perf inject (perf, native)" \
+			"$out/jit.log" tests/jit/jit_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \

@@ -21,6 +21,7 @@ base_pkgs=(
 	qemu-system-x86 busybox-static cpio sparse
 	python3-ply python3-git
 	clang libclang-rt-14-dev
+	nodejs llvm-runtime
 	xz-utils zstd
 )
 

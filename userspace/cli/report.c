@@ -195,6 +195,32 @@ static const struct cli_option report_options[] = {
 	{ 0 }
 };
 
+/* A jitdump's time on the profile's clock, where the two clocks are one. */
+static int jit_time(void *ctx, bool tsc, uint64_t *time)
+{
+	const struct session_info *info = ctx;
+
+	(void)time;
+	if (info->time_unit == SESSION_TIME_TSC)
+		return tsc ? 0 : -1;
+	return !tsc && info->clock_monotonic ? 0 : -1;
+}
+
+/* JIT files beside the input (copied with it) come before their paths. */
+static int setup_jit(struct symbolizer *sym, const char *input, const struct session_info *info)
+{
+	char dir[4096];
+	const char *slash = strrchr(input, '/');
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - input) : 1,
+		 slash ? input : ".");
+	if (slash == input)
+		snprintf(dir, sizeof(dir), "/");
+	return sym_set_jit_dir(sym, dir) ||
+	       sym_set_jit_not_before(sym, info->start_wall_ns) ||
+	       sym_set_jit_clock(sym, jit_time, (void *)info);
+}
+
 static int run_report(const struct cli_command *cmd, int argc, char **argv);
 
 #define REPORT_DESCRIPTION \
@@ -206,6 +232,16 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv);
 	"code are attributed by the tag register they captured.  What neither\n" \
 	"reaches is reported as such: [kernel], the object it ran in\n" \
 	"([libc.so.6]), [unknown], with the reason counted in the notes.\n" \
+	"\n" \
+	"Code a JIT put in anonymous memory is named as perf names it: through\n" \
+	"its jitdump (jit-PID.dump, found by the JIT's mapping of it; functions,\n" \
+	"source lines that go through the dictionary as DWARF's do, moves and\n" \
+	"reused addresses by time) or its perf map (/tmp/perf-PID.map, names).\n" \
+	"Each is read from the directory of the input first (a profile copied\n" \
+	"with them), then from where the JIT wrote it; what is missing or\n" \
+	"corrupt is said, with the samples it leaves unnamed.  A jitdump's times\n" \
+	"count on the profile's clock: TSC, or CLOCK_MONOTONIC for a perf.data\n" \
+	"recorded with -k mono.\n" \
 	"\n" \
 	"Where a dictionary declares the level 'query', each of its components is\n" \
 	"one execution of a query (a client's run of a plan others run too), and\n" \
@@ -603,6 +639,35 @@ static void dict_label(const char *path, char *buf, size_t len)
 		*dot = '\0';
 }
 
+/* What came of the JIT files looked for: only those that matter. */
+static void print_jit_problems(const struct cli_command *cmd, const struct symbolizer *sym)
+{
+	size_t i, n = sym_jit_nr_sources(sym);
+
+	for (i = 0; i < n; i++) {
+		const struct sym_jit_source *j = sym_jit_source(sym, i);
+		const char *what = j->perf_map ? "perf map" : "jitdump";
+
+		if (j->problem[0] && (j->unnamed || !j->perf_map))
+			fprintf(stderr, "tailor: %s: %s %s: %s; %" PRIu64 " samples in process %" PRIu32 "'s anonymous memory unnamed\n",
+				cmd->name, what, j->read_from ? j->read_from : j->path, j->problem,
+				j->unnamed, j->pid);
+		if (j->bad_lines)
+			fprintf(stderr, "tailor: %s: perf map %s: %" PRIu64 " lines that are not START SIZE NAME skipped\n",
+				cmd->name, j->read_from, j->bad_lines);
+		if (j->bad_line_entries)
+			fprintf(stderr, "tailor: %s: jitdump %s: %" PRIu64 " line entries whose file name is not text dropped\n",
+				cmd->name, j->read_from, j->bad_line_entries);
+		if (j->times_dropped && j->moves)
+			fprintf(stderr, "tailor: %s: jitdump %s: its times (%s) are not on the profile's clock%s; its %" PRIu64 " code moves were taken in file order\n",
+				cmd->name, j->read_from, j->tsc ? "TSC" : "CLOCK_MONOTONIC",
+				j->tsc ? "" : " (perf record -k mono puts them there)", j->moves);
+		if (j->moves_unknown)
+			fprintf(stderr, "tailor: %s: jitdump %s: %" PRIu64 " moves of code it never loaded ignored\n",
+				cmd->name, j->read_from, j->moves_unknown);
+	}
+}
+
 static void print_input_problems(const struct cli_command *cmd, const struct report *r)
 {
 	int i;
@@ -857,6 +922,10 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		ret = cmd_fail(cmd, "%s: %s", o.input, err);
 		goto out;
 	}
+	if (setup_jit(sym, o.input, session_info(s))) {
+		ret = cmd_fail(cmd, "out of memory");
+		goto out;
+	}
 	r.input = o.input;
 	r.info = session_info(s);
 	r.dict_paths = o.dict_paths;
@@ -876,6 +945,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		goto out;
 	}
 	print_input_problems(cmd, &r);
+	print_jit_problems(cmd, sym);
 	ret = write_output(cmd, &o, &r);
 	if (!ret && o.svg)
 		ret = write_svg_file(cmd, &r, o.svg);

@@ -31,6 +31,8 @@ struct session_info {
 	/* time delta -> ns: (delta * mult) >> shift; mult 0: unknown */
 	uint32_t mult;
 	uint32_t shift;
+	/* NS times are CLOCK_MONOTONIC's (perf record -k mono), not perf's clock. */
+	bool clock_monotonic;
 	uint64_t nr_samples;	/* counted at open */
 	uint64_t first_time, last_time;	/* of the samples */
 	uint64_t nr_mappings;

@@ -7,11 +7,16 @@
  * a hash lookup once its address has been seen.
  *
  * Mappings come as events (sym_consumer()): mmaps in time order, a fork
- * copying its parent's, an exec ending the old image's.
+ * copying its parent's, an exec ending the old image's.  Code a JIT put
+ * in anonymous memory is named by its jitdump (found by its mapping, as
+ * perf finds it) or its perf map (/tmp/perf-PID.map): function, and
+ * source line where the jitdump has them (lib/symbols/jit_code.c).
  */
 #ifndef TAILOR_SYMBOLS_H
 #define TAILOR_SYMBOLS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "tailor/events.h"
 
@@ -55,6 +60,46 @@ void sym_exec(struct symbolizer *s, uint32_t pid, uint64_t time);
 /* Strings in @out stay valid until sym_free(). */
 void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 		struct sym_result *out);
+
+/*
+ * Where JIT files are read from before the path the JIT wrote: first
+ * through @embedded (0 with the bytes of @path, valid until sym_free();
+ * a recording's own copies), then from @dir under the file's own name.
+ */
+int sym_set_jit_files(struct symbolizer *s,
+		      int (*embedded)(void *ctx, const char *path, const void **data, size_t *len),
+		      void *ctx);
+int sym_set_jit_dir(struct symbolizer *s, const char *dir);
+/* Files on disk older than @wall_ns (the profile's start) are not its. */
+int sym_set_jit_not_before(struct symbolizer *s, uint64_t wall_ns);
+/*
+ * How a jitdump's times (TSC ticks if @tsc, else CLOCK_MONOTONIC ns)
+ * become the profile's: 0 with *@time converted, else a dump's times are
+ * dropped (loads in file order; see jit_code.c).  Unset: dropped.
+ */
+int sym_set_jit_clock(struct symbolizer *s, int (*convert)(void *ctx, bool tsc, uint64_t *time),
+		      void *ctx);
+
+/* A JIT file looked for, and what came of it, for the report's notes. */
+struct sym_jit_source {
+	const char *path;	/* as the JIT named it */
+	const char *read_from;	/* where it was read, NULL if nowhere */
+	const char *problem;	/* "" if read whole */
+	uint32_t pid;
+	bool perf_map;		/* else a jitdump */
+	bool tsc;		/* a jitdump with TSC times */
+	bool times_dropped;	/* its times are not the profile's clock */
+	uint64_t loads;		/* code loads, or perf map entries */
+	uint64_t moves, moves_unknown;	/* moves, of which of no known code */
+	uint64_t bad_lines;	/* perf map lines skipped */
+	uint64_t bad_line_entries;	/* jitdump lines with unreadable file names */
+	bool lines_shifted;	/* its lines taken back by 0x40 (LLVM's, V8's) */
+	uint64_t samples;	/* lookups it answered */
+	uint64_t unnamed;	/* lookups in its process's anonymous memory it could not */
+};
+
+size_t sym_jit_nr_sources(const struct symbolizer *s);
+const struct sym_jit_source *sym_jit_source(const struct symbolizer *s, size_t i);
 
 /*
  * The offset from the thread pointer of thread-local @name, defined in

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "perf_abi.h"
 #include "reader.h"
@@ -923,6 +924,8 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 	} else {
 		info->time_unit = SESSION_TIME_NS;
 		info->mult = 1;
+		info->clock_monotonic = first->attr.use_clockid &&
+					first->attr.clockid == CLOCK_MONOTONIC;
 	}
 	info->complete = true;
 	if (fh.data.offset > p->map_len) {

@@ -14,7 +14,6 @@
  * of its own): each file keeps them sorted, and asks libdwfl once per
  * interval.
  */
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -22,81 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tailor/symbols.h"
+#include "symbols/internal.h"
 #include "util/grow.h"
-
-struct sym_file {
-	char *path;
-	Dwfl *dwfl;		/* NULL: could not be opened */
-	Dwfl_Module *mod;
-	GElf_Addr bias;
-	Elf *elf;
-	bool tried;
-	uint32_t noaddr_id;	/* id + 1 of its results without an address */
-	/* Its loadable segments, read once: every sample needs them. */
-	struct sym_segment *segments;
-	size_t nr_segments;
-	/*
-	 * Function names by interval: interval 0 is below bounds[0],
-	 * interval 2i + 1 is bounds[i] itself and 2i + 2 the addresses
-	 * between bounds[i] and bounds[i + 1] (or above the last); names[]
-	 * their answers, NOT_ASKED until asked.  Built at the first lookup.
-	 */
-	uint64_t *bounds;
-	const char **names;
-	size_t nr_bounds;
-	bool intervals_tried;
-};
-
-/* A name slot whose interval libdwfl was not asked about yet. */
-static const char not_asked[1];
-#define NOT_ASKED	not_asked
-
-struct sym_segment {
-	uint64_t offset, filesz, vaddr;
-};
-
-struct sym_map {
-	uint32_t pid;
-	uint64_t time;		/* in force from here ... */
-	uint64_t until;		/* ... to here (an exec), UINT64_MAX: on */
-	uint64_t start, end, pgoff;
-	struct sym_file *file;
-};
-
-struct cache_entry {
-	struct sym_file *file;	/* NULL: empty slot */
-	uint64_t address;
-	struct sym_result result;
-};
-
-/*
- * The mapping found for a (pid, page) and the times it answers for, so
- * that most samples skip the search: valid while no mapping was added.
- */
-#define RECENT_SLOTS	256
-struct recent_map {
-	uint64_t generation;	/* of maps[]; 0: empty */
-	uint32_t pid;
-	uint64_t page;
-	uint64_t from, to;	/* time window of the answer */
-	size_t index;
-};
-
-struct symbolizer {
-	struct tev_consumer events;
-	struct sym_map *maps;	/* sorted by (pid, start, time) */
-	size_t nr_maps, cap_maps;
-	uint64_t generation;
-	struct recent_map recent[RECENT_SLOTS];
-	struct sym_file **files;
-	size_t nr_files;
-	struct cache_entry *cache;
-	size_t cache_cap, cache_used;
-	char **strings;		/* owned copies handed out in results */
-	size_t nr_strings;
-	uint32_t next_id;
-};
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -152,7 +78,8 @@ void sym_free(struct symbolizer *s)
 		free(s->strings[i]);
 	free(s->strings);
 	free(s->files);
-	free(s->maps);
+	free(s->files_mapped.maps);
+	jit_free(s);
 	free(s->cache);
 	free(s);
 }
@@ -173,6 +100,7 @@ static struct sym_file *file_of(struct symbolizer *s, const char *path)
 			s->files = files;
 		return NULL;
 	}
+	f->anonymous = jit_anonymous_path(path);
 	s->files = files;
 	s->files[s->nr_files++] = f;
 	return f;
@@ -184,29 +112,76 @@ static bool map_before(const struct sym_map *x, const struct sym_map *y)
 		return x->pid < y->pid;
 	if (x->start != y->start)
 		return x->start < y->start;
-	return x->time < y->time;
+	if (x->time != y->time)
+		return x->time < y->time;
+	return x->seq < y->seq;
 }
 
-/* Mappings arrive in time order, among lookups: insert in place. */
-static int insert_map(struct symbolizer *s, const struct sym_map *m)
+static int cmp_map(const void *a, const void *b)
 {
-	size_t lo = 0, hi = s->nr_maps;
+	const struct sym_map *x = a, *y = b;
 
-	if (array_grow((void **)&s->maps, &s->cap_maps, s->nr_maps + 1, sizeof(*s->maps)))
+	return map_before(x, y) ? -1 : map_before(y, x);
+}
+
+static int list_room(struct sym_map_list *l, struct sym_map *m)
+{
+	if (array_grow((void **)&l->maps, &l->cap, l->nr + 1, sizeof(*l->maps)))
+		return -ENOMEM;
+	m->seq = l->next_seq++;
+	if (m->end - m->start > l->max_len)
+		l->max_len = m->end - m->start;
+	return 0;
+}
+
+int sym_list_append(struct sym_map_list *l, const struct sym_map *m)
+{
+	struct sym_map copy = *m;
+
+	if (list_room(l, &copy))
+		return -ENOMEM;
+	l->maps[l->nr++] = copy;
+	l->unsorted = true;
+	return 0;
+}
+
+void sym_list_sort(struct sym_map_list *l)
+{
+	if (l->unsorted)
+		qsort(l->maps, l->nr, sizeof(*l->maps), cmp_map);
+	l->unsorted = false;
+}
+
+/*
+ * Mappings arrive in time order, among lookups: insert in place, after
+ * any of the same pid, start and time (the newest of equals wins).
+ */
+int sym_list_insert(struct sym_map_list *l, const struct sym_map *m)
+{
+	struct sym_map copy = *m;
+	size_t lo = 0, hi = l->nr;
+
+	sym_list_sort(l);
+	if (list_room(l, &copy))
 		return -ENOMEM;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (map_before(m, &s->maps[mid]))
+		if (map_before(&copy, &l->maps[mid]))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	memmove(s->maps + lo + 1, s->maps + lo, (s->nr_maps - lo) * sizeof(*s->maps));
-	s->maps[lo] = *m;
-	s->nr_maps++;
-	s->generation++;
+	memmove(l->maps + lo + 1, l->maps + lo, (l->nr - lo) * sizeof(*l->maps));
+	l->maps[lo] = copy;
+	l->nr++;
 	return 0;
+}
+
+static int insert_map(struct symbolizer *s, const struct sym_map *m)
+{
+	s->generation++;
+	return sym_list_insert(&s->files_mapped, m);
 }
 
 int sym_add_mapping(struct symbolizer *s, uint32_t pid, uint64_t time,
@@ -227,10 +202,10 @@ int sym_add_mapping(struct symbolizer *s, uint32_t pid, uint64_t time,
 /* A new process starts with a copy of its parent's mappings. */
 int sym_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t time)
 {
-	size_t i, n = s->nr_maps;
+	size_t i, n = s->files_mapped.nr;
 
 	for (i = 0; i < n; i++) {
-		struct sym_map m = s->maps[i];
+		struct sym_map m = s->files_mapped.maps[i];
 
 		if (m.pid != parent || m.time > time || m.until <= time)
 			continue;
@@ -241,19 +216,20 @@ int sym_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t tim
 		if (child < parent)
 			i++, n++;	/* the copy went in before us */
 	}
-	return 0;
+	return jit_fork(s, parent, child, time);
 }
 
 /* An exec replaces the whole image: what was mapped before ends. */
 void sym_exec(struct symbolizer *s, uint32_t pid, uint64_t time)
 {
+	struct sym_map *maps = s->files_mapped.maps;
 	size_t i;
 
-	for (i = 0; i < s->nr_maps; i++)
-		if (s->maps[i].pid == pid && s->maps[i].time <= time &&
-		    s->maps[i].until > time)
-			s->maps[i].until = time;
+	for (i = 0; i < s->files_mapped.nr; i++)
+		if (maps[i].pid == pid && maps[i].time <= time && maps[i].until > time)
+			maps[i].until = time;
 	s->generation++;
+	jit_exec(s, pid, time);
 }
 
 static int on_mmap(struct tev_consumer *c, const struct tev_mmap *m)
@@ -264,7 +240,7 @@ static int on_mmap(struct tev_consumer *c, const struct tev_mmap *m)
 	if (sym_add_mapping(s, m->pid, m->at_start ? 0 : m->time, m->start, m->len,
 			    m->pgoff, m->path) == -ENOMEM)
 		return -ENOMEM;
-	return 0;
+	return jit_on_mmap(s, m->pid, m->path);
 }
 
 static int on_fork(struct tev_consumer *c, const struct tev_task *t)
@@ -285,24 +261,19 @@ static int on_comm(struct tev_consumer *c, const struct tev_comm *e)
 	return 0;
 }
 
-/*
- * The mapping of @pid covering @ip at @time: the newest in force then;
- * failing that, one that began later (a side-band time a little late).
- * *@from..*@to: the times for which the answer holds.
- */
-static const struct sym_map *search_map(const struct symbolizer *s, uint32_t pid,
-					uint64_t ip, uint64_t time, uint64_t *from,
-					uint64_t *to)
+const struct sym_map *sym_list_search(const struct sym_map_list *l, uint32_t pid,
+				      uint64_t ip, uint64_t time, uint64_t *from,
+				      uint64_t *to)
 {
 	const struct sym_map *best = NULL, *fallback = NULL;
-	size_t lo = 0, hi = s->nr_maps, i;
+	size_t lo = 0, hi = l->nr, i;
 
 	*from = 0;
 	*to = UINT64_MAX;
 	/* First mapping of pid with start > ip; candidates lie before it. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct sym_map *m = &s->maps[mid];
+		const struct sym_map *m = &l->maps[mid];
 
 		if (m->pid < pid || (m->pid == pid && m->start <= ip))
 			lo = mid + 1;
@@ -310,14 +281,16 @@ static const struct sym_map *search_map(const struct symbolizer *s, uint32_t pid
 			hi = mid;
 	}
 	for (i = lo; i-- > 0;) {
-		const struct sym_map *m = &s->maps[i];
+		const struct sym_map *m = &l->maps[i];
 
-		if (m->pid != pid)
+		/* Below here every range starts too low to reach @ip. */
+		if (m->pid != pid || ip - m->start >= l->max_len)
 			break;
 		if (ip >= m->end)
 			continue;
 		if (m->time <= time && time < m->until) {
-			if (!best || m->time > best->time)
+			if (!best || m->time > best->time ||
+			    (m->time == best->time && m->seq > best->seq))
 				best = m;
 		} else if (m->time > time) {
 			if (m->time < *to)
@@ -348,12 +321,12 @@ static const struct sym_map *find_map(struct symbolizer *s, uint32_t pid,
 
 	if (r->generation == s->generation && r->pid == pid && r->page == page &&
 	    time >= r->from && time < r->to)
-		return &s->maps[r->index];
-	m = search_map(s, pid, ip, time, &from, &to);
+		return &s->files_mapped.maps[r->index];
+	m = sym_list_search(&s->files_mapped, pid, ip, time, &from, &to);
 	if (m && from < to && ((m->start | m->end) & 0xfff) == 0)
 		*r = (struct recent_map){ .generation = s->generation, .pid = pid,
 					  .page = page, .from = from, .to = to,
-					  .index = (size_t)(m - s->maps) };
+					  .index = (size_t)(m - s->files_mapped.maps) };
 	return m;
 }
 
@@ -521,13 +494,13 @@ static size_t interval_of(const struct sym_file *f, uint64_t addr)
 	return f->bounds[lo - 1] == addr ? 2 * lo - 1 : 2 * lo;
 }
 
-static const char *keep(struct symbolizer *s, const char *str)
+const char *sym_keep_n(struct symbolizer *s, const char *str, size_t n)
 {
 	char **strings, *copy;
 
 	if (!str)
 		return NULL;
-	copy = strdup(str);
+	copy = strndup(str, n);
 	strings = realloc(s->strings, (s->nr_strings + 1) * sizeof(*strings));
 	if (!copy || !strings) {
 		free(copy);
@@ -538,6 +511,11 @@ static const char *keep(struct symbolizer *s, const char *str)
 	s->strings = strings;
 	s->strings[s->nr_strings++] = copy;
 	return copy;
+}
+
+const char *sym_keep(struct symbolizer *s, const char *str)
+{
+	return str ? sym_keep_n(s, str, strlen(str)) : NULL;
 }
 
 static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
@@ -554,15 +532,15 @@ static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 		const char **name = &f->names[interval_of(f, addr)];
 
 		if (*name == NOT_ASKED)
-			*name = keep(s, dwfl_module_addrname(f->mod, addr));
+			*name = sym_keep(s, dwfl_module_addrname(f->mod, addr));
 		r->function = *name;
 	} else {
-		r->function = keep(s, dwfl_module_addrname(f->mod, addr));
+		r->function = sym_keep(s, dwfl_module_addrname(f->mod, addr));
 	}
 	line = dwfl_module_getsrc(f->mod, addr);
 	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 	if (src && lineno > 0) {
-		r->file = keep(s, src);
+		r->file = sym_keep(s, src);
 		r->line = lineno;
 		r->status = SYM_OK;
 	} else {
@@ -570,16 +548,16 @@ static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 	}
 }
 
-static struct cache_entry *cache_slot(struct symbolizer *s, struct sym_file *f,
+static struct cache_entry *cache_slot(struct symbolizer *s, const void *owner,
 				      uint64_t address)
 {
-	uint64_t h = (address ^ (uintptr_t)f) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (address ^ (uintptr_t)owner) * 0x9e3779b97f4a7c15ull;
 	size_t i;
 
 	for (i = h & (s->cache_cap - 1);; i = (i + 1) & (s->cache_cap - 1)) {
 		struct cache_entry *e = &s->cache[i];
 
-		if (!e->file || (e->file == f && e->address == address))
+		if (!e->owner || (e->owner == owner && e->address == address))
 			return e;
 	}
 }
@@ -597,9 +575,34 @@ static void cache_grow(struct symbolizer *s)
 	}
 	s->cache_cap = old_cap * 2;
 	for (i = 0; i < old_cap; i++)
-		if (old[i].file)
-			*cache_slot(s, old[i].file, old[i].address) = old[i];
+		if (old[i].owner)
+			*cache_slot(s, old[i].owner, old[i].address) = old[i];
 	free(old);
+}
+
+/*
+ * The entry for (@owner, @address), claimed for it (*@fresh: to be filled
+ * in, its result.id already numbered); NULL when the cache is full and
+ * cannot grow: the caller answers uncached.
+ */
+struct cache_entry *sym_cache_slot(struct symbolizer *s, const void *owner,
+				   uint64_t address, bool *fresh)
+{
+	struct cache_entry *e;
+
+	if ((s->cache_used + 1) * 2 > s->cache_cap)
+		cache_grow(s);
+	if ((s->cache_used + 1) * 2 > s->cache_cap)
+		return NULL;
+	e = cache_slot(s, owner, address);
+	*fresh = !e->owner;
+	if (*fresh) {
+		e->owner = owner;
+		e->address = address;
+		e->result.id = s->next_id++;
+		s->cache_used++;
+	}
+	return e;
 }
 
 void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
@@ -609,9 +612,12 @@ void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 	struct cache_entry *e;
 	struct sym_file *f;
 	uint64_t vaddr;
+	bool fresh;
 
 	memset(out, 0, sizeof(*out));
 	out->id = UINT32_MAX;
+	if (jit_lookup(s, pid, ip, time, m, out))
+		return;
 	if (!m) {
 		out->status = SYM_NO_MAPPING;
 		return;
@@ -632,22 +638,19 @@ void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 		return;
 	}
 	out->address = vaddr;
-	if ((s->cache_used + 1) * 2 > s->cache_cap)
-		cache_grow(s);
-	if ((s->cache_used + 1) * 2 > s->cache_cap) {
+	e = sym_cache_slot(s, f, vaddr, &fresh);
+	if (!e) {
 		/* Out of memory for the cache: answer without it. */
 		resolve(s, f, vaddr, out);
 		out->id = UINT32_MAX;
 		return;
 	}
-	e = cache_slot(s, f, vaddr);
-	if (!e->file) {
-		e->file = f;
-		e->address = vaddr;
+	if (fresh) {
+		uint32_t id = e->result.id;
+
 		e->result = *out;
-		e->result.id = s->next_id++;
+		e->result.id = id;
 		resolve(s, f, vaddr, &e->result);
-		s->cache_used++;
 	}
 	*out = e->result;
 }

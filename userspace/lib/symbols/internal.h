@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The symbolizer's insides, shared by its files: symbols.c (mappings,
+ * ELF and DWARF, the answer cache) and jit_code.c (code in anonymous
+ * memory, named by jitdumps and perf maps).  Not for callers: they see
+ * tailor/symbols.h.
+ */
+#ifndef TAILOR_SYMBOLS_INTERNAL_H
+#define TAILOR_SYMBOLS_INTERNAL_H
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include "tailor/symbols.h"
+
+struct sym_file {
+	char *path;
+	bool anonymous;		/* no file: memory a JIT may fill (jit_code.c) */
+	Dwfl *dwfl;		/* NULL: could not be opened */
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	Elf *elf;
+	bool tried;
+	uint32_t noaddr_id;	/* id + 1 of its results without an address */
+	/* Its loadable segments, read once: every sample needs them. */
+	struct sym_segment *segments;
+	size_t nr_segments;
+	/*
+	 * Function names by interval: interval 0 is below bounds[0],
+	 * interval 2i + 1 is bounds[i] itself and 2i + 2 the addresses
+	 * between bounds[i] and bounds[i + 1] (or above the last); names[]
+	 * their answers, NOT_ASKED until asked.  Built at the first lookup.
+	 */
+	uint64_t *bounds;
+	const char **names;
+	size_t nr_bounds;
+	bool intervals_tried;
+};
+
+/* A name slot whose interval libdwfl was not asked about yet. */
+static const char not_asked[1];
+#define NOT_ASKED	not_asked
+
+struct sym_segment {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct jit_code;
+
+/*
+ * A range of a process's addresses over a time: a file mapping (@file),
+ * or code a JIT loaded there (@code, and @file NULL).
+ */
+struct sym_map {
+	uint32_t pid;
+	uint64_t time;		/* in force from here ... */
+	uint64_t until;		/* ... to here (an exec), UINT64_MAX: on */
+	uint64_t start, end, pgoff;
+	uint64_t seq;		/* order added: of equal times, the later wins */
+	struct sym_file *file;
+	const struct jit_code *code;
+};
+
+/*
+ * A list of ranges, sorted by (pid, start, time, seq) for searching.
+ * Mappings come in time order, a few at a time, and go in in place; a
+ * JIT file's ranges come by the thousand, out of order: appended, and
+ * the list sorted once at the next search.
+ */
+struct sym_map_list {
+	struct sym_map *maps;
+	size_t nr, cap;
+	uint64_t next_seq;
+	uint64_t max_len;	/* of any range: how far back a search looks */
+	bool unsorted;
+};
+
+struct cache_entry {
+	const void *owner;	/* its sym_file or jit_code; NULL: empty slot */
+	uint64_t address;
+	struct sym_result result;
+};
+
+/*
+ * The mapping found for a (pid, page) and the times it answers for, so
+ * that most samples skip the search: valid while no mapping was added.
+ */
+#define RECENT_SLOTS	256
+struct recent_map {
+	uint64_t generation;	/* of maps[]; 0: empty */
+	uint32_t pid;
+	uint64_t page;
+	uint64_t from, to;	/* time window of the answer */
+	size_t index;
+};
+
+struct symbolizer {
+	struct tev_consumer events;
+	struct sym_map_list files_mapped;	/* mmaps of files */
+	uint64_t generation;	/* of files_mapped, for recent[] */
+	struct recent_map recent[RECENT_SLOTS];
+	struct sym_file **files;
+	size_t nr_files;
+	struct cache_entry *cache;
+	size_t cache_cap, cache_used;
+	char **strings;		/* owned copies handed out in results */
+	size_t nr_strings;
+	uint32_t next_id;
+	struct sym_jit *jit;	/* jit_code.c's, NULL until a JIT is seen */
+};
+
+int sym_list_insert(struct sym_map_list *l, const struct sym_map *m);
+int sym_list_append(struct sym_map_list *l, const struct sym_map *m);
+void sym_list_sort(struct sym_map_list *l);
+/*
+ * The range of @pid covering @ip at @time in @l (sorted): the newest in
+ * force then; failing that, one that began later (a side-band time a
+ * little late).  *@from..*@to: the times for which the answer holds.
+ */
+const struct sym_map *sym_list_search(const struct sym_map_list *l, uint32_t pid,
+				      uint64_t ip, uint64_t time, uint64_t *from,
+				      uint64_t *to);
+/* An owned copy of @str, valid until sym_free(); NULL without memory. */
+const char *sym_keep(struct symbolizer *s, const char *str);
+const char *sym_keep_n(struct symbolizer *s, const char *str, size_t n);
+/* The cached answer for (@owner, @address); a fresh one has owner NULL. */
+struct cache_entry *sym_cache_slot(struct symbolizer *s, const void *owner,
+				   uint64_t address, bool *fresh);
+
+/* jit_code.c */
+void jit_free(struct symbolizer *s);
+bool jit_anonymous_path(const char *path);
+/* @child gets @parent's JIT code in force at @time; exec ends @pid's. */
+int jit_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t time);
+void jit_exec(struct symbolizer *s, uint32_t pid, uint64_t time);
+/* A mapping seen: if it is a jitdump (jit-PID.dump), its code is read. */
+int jit_on_mmap(struct symbolizer *s, uint32_t pid, const char *path);
+/*
+ * @ip of @pid in JIT code at @time: 1 with @out filled, 0 if no JIT
+ * names it (@m, the file mapping covering it or NULL, says whether the
+ * address is anonymous memory a JIT could have named).
+ */
+int jit_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
+	       const struct sym_map *m, struct sym_result *out);
+
+#endif /* TAILOR_SYMBOLS_INTERNAL_H */
