@@ -77,6 +77,10 @@ static int every_type(struct tlr_writer *w)
 				 .other_pid = -1, .other_tid = -1 };
 	struct tlr_wakeup wake = { .tsc = 5, .pid = 100, .tid = 100, .cpu = 0,
 				   .target_tid = 101, .target_cpu = 0 };
+	/* The path, then the piece: a perf map line. */
+	static const char file_rest[] = "/tmp/perf-100.map\0" "1000 10 jitted\n";
+	struct tlr_file file = { .kind = TLR_FILE_PERF_MAP, .pid = 100, .file_size = 15,
+				 .path_len = 18, .piece_size = 15 };
 
 	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
 	       put(w, TLR_MMAP, &m, sizeof(m), path, sizeof(path)) ||
@@ -86,6 +90,7 @@ static int every_type(struct tlr_writer *w)
 	       put(w, TLR_WAKEUP, &wake, sizeof(wake), NULL, 0) ||
 	       put(w, TLR_SWITCH, &in, sizeof(in), NULL, 0) ||
 	       put_samples(w, 32, 2) ||
+	       put(w, TLR_FILE, &file, sizeof(file), file_rest, sizeof(file_rest)) ||
 	       put(w, 77, "future", 6, NULL, 0) ||
 	       put_samples(w, 32, 1) ||
 	       put(w, TLR_END, end, strlen(end), NULL, 0);

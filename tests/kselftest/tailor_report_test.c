@@ -22,6 +22,8 @@
 #define PERF_DATA	"/tmp/tailor-report-test.data"
 #define DICT		"/tmp/tailor-report-test.dict"
 #define TIMES		"/tmp/tailor-report-test.times"
+#define TW_JITCODE	"/tailor/workloads/tw_jitcode"
+#define JIT_REC		"/tmp/tailor-report-test-jit.rec"
 /* About 1.5 s of scan + join + agg under TCG. */
 #define WORK_SCAN	"150000000"
 #define WORK_JOIN	"300000000"
@@ -369,6 +371,76 @@ TEST(perf_data_with_intr_regs)
 	EXPECT_TRUE(fabs(share_of(out, "join") - perf_share(perf_out, "ht_probe")) < tolerance);
 	EXPECT_TRUE(fabs(share_of(out, "agg") - perf_share(perf_out, "rt_combine")) < tolerance);
 	unlink(PERF_DATA);
+}
+
+/* The value of "@key=" in tw_jitcode's key=value output, or 0. */
+static double value_of(const char *out, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	if (!strncmp(out, pat + 1, strlen(pat + 1)))
+		return atof(out + strlen(pat + 1));
+	p = strstr(out, pat);
+	return p ? atof(p + strlen(pat)) : 0;
+}
+
+/*
+ * JIT code named from the recording alone.  tw_jitcode JITs five
+ * functions into anonymous memory (one moved, two at one address in
+ * turn) and describes them in a jitdump -- with TSC times (-t), then
+ * with CLOCK_MONOTONIC ones, which the report converts through the
+ * META's pair of readings -- and a perf map.  tailor record keeps both
+ * in the recording; with the files deleted, the report names every
+ * function with the share of their CPU time tw_jitcode measured, within
+ * 5 points, as the operators above: 'second' included, which only the
+ * dump's times tell from 'first'.
+ */
+TEST(jit_code_named_from_the_recording)
+{
+	static const char *const clock_flags[] = { "-t", "" };
+	static const char *const names[] = { "hot", "cold", "first", "second", "mover" };
+	char out[16384], csv[16384], cmd[512];
+	size_t c, i;
+
+	if (access(TAILOR, X_OK) || access(TW_JITCODE, X_OK))
+		SKIP(return, "needs %s and %s", TAILOR, TW_JITCODE);
+	for (c = 0; c < 2; c++) {
+		double cpu[5], sum_cpu = 0, sum_share = 0, share[5];
+		int pid;
+
+		snprintf(cmd, sizeof(cmd), TAILOR " record -q -o " JIT_REC " -- " TW_JITCODE
+			 " -d /tmp -n 3 -m -r %s 2>&1", clock_flags[c]);
+		ASSERT_EQ(0, capture(cmd, out, sizeof(out))) TH_LOG("%s", out);
+		pid = (int)value_of(out, "pid");
+		ASSERT_GT(pid, 0) TH_LOG("%s", out);
+		snprintf(cmd, sizeof(cmd), "rm /tmp/jit-%d.dump /tmp/perf-%d.map", pid, pid);
+		ASSERT_EQ(0, system(cmd));
+		ASSERT_EQ(0, capture(TAILOR " dump " JIT_REC, csv, sizeof(csv)));
+		EXPECT_NE(NULL, strstr(csv, "carried: jitdump")) TH_LOG("%s", csv);
+		EXPECT_NE(NULL, strstr(csv, "carried: perf-map")) TH_LOG("%s", csv);
+		ASSERT_EQ(0, capture(TAILOR " report -l function -f csv -i " JIT_REC " 2>&1", csv,
+				     sizeof(csv)));
+		TH_LOG("timestamps %s:\n%s", clock_flags[c][0] ? "tsc" : "mono", csv);
+		for (i = 0; i < 5; i++) {
+			snprintf(cmd, sizeof(cmd), "%s_cpu_ns", names[i]);
+			cpu[i] = value_of(out, cmd);
+			share[i] = share_of(csv, names[i]);
+			sum_cpu += cpu[i];
+			sum_share += share[i] > 0 ? share[i] : 0;
+		}
+		ASSERT_GT(sum_share, 50.0);
+		for (i = 0; i < 5; i++) {
+			double want = 100.0 * cpu[i] / sum_cpu;
+			double got = 100.0 * share[i] / sum_share;
+
+			TH_LOG("%s: %.1f%% of the JIT samples, %.1f%% of the CPU time", names[i], got,
+			       want);
+			EXPECT_SHARE_WITHIN(want, got, 5.0);
+		}
+	}
+	unlink(JIT_REC);
 }
 
 TEST_HARNESS_MAIN

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "tailor/recording.h"
+#include "tailor/session.h"
 #include "uapi/tailor.h"
 
 static char tmpdir[256];	/* short: file names are appended */
@@ -1012,6 +1013,82 @@ struct test {
 	void (*fn)(void);
 };
 
+/* A FILE piece of @path: @n bytes of @bytes at @off of a @size-byte file. */
+static int write_piece(struct tlr_writer *w, const char *path, const void *bytes,
+		       uint32_t n, uint64_t off, uint64_t size)
+{
+	struct tlr_file h = { .kind = TLR_FILE_JITDUMP, .pid = 42, .offset = off,
+			      .file_size = size, .path_len = (uint32_t)strlen(path) + 1,
+			      .piece_size = n };
+	const void *parts[3] = { &h, path, bytes };
+	size_t lens[3] = { sizeof(h), h.path_len, n };
+
+	return tlr_write(w, TLR_FILE, parts, lens, 3);
+}
+
+/*
+ * A file carried in two pieces comes back whole through the session; one
+ * whose pieces do not follow each other is not offered at all.
+ */
+static void test_carried_files(void)
+{
+	static const char dump[] = "0123456789abcdefghij";
+	char path[PATH_MAX], err[256];
+	struct session_options so = { .tag_reg = 23 };
+	struct tlr_writer *w;
+	struct session *s;
+	const void *data;
+	size_t len;
+
+	tmp_path(path, "carried.rec");
+	w = tlr_writer_create(path);
+	check(w);
+	if (!w)
+		return;
+	check_int(write2(w, TLR_META, meta_text, sizeof(meta_text) - 1, NULL, 0), ==, 0);
+	check_int(write_piece(w, "/tmp/jit-42.dump", dump, 7, 0, 20), ==, 0);
+	check_int(write_piece(w, "/tmp/jit-42.dump", dump + 7, 13, 7, 20), ==, 0);
+	check_int(write_piece(w, "/tmp/perf-42.map", dump, 5, 0, 10), ==, 0);
+	check_int(write_piece(w, "/tmp/perf-42.map", dump, 4, 6, 10), ==, 0);	/* a gap */
+	check_int(write2(w, TLR_END, end_text, sizeof(end_text) - 1, NULL, 0), ==, 0);
+	check_int(tlr_writer_close(w), ==, 0);
+	s = session_open(path, &so, err, sizeof(err));
+	check(s);
+	if (!s) {
+		printf("# %s\n", err);
+		return;
+	}
+	check_int(session_file(s, "/tmp/jit-42.dump", &data, &len), ==, 0);
+	check_uint(len, ==, 20);
+	check(len == 20 && !memcmp(data, dump, 20));
+	check_int(session_file(s, "/tmp/perf-42.map", &data, &len), ==, -ENOENT);
+	check_int(session_file(s, "/tmp/jit-43.dump", &data, &len), ==, -ENOENT);
+	session_close(s);
+}
+
+static void test_bad_file_pieces(void)
+{
+	struct {
+		struct tlr_file h;
+		char rest[24];
+	} f = { .h = { .kind = TLR_FILE_JITDUMP, .pid = 1, .file_size = 8, .path_len = 4,
+		       .piece_size = 8 }, .rest = "/a\0\0" };
+
+	memcpy(f.rest, "/ab", 4);
+	expect_lone_record(TLR_FILE, &f, sizeof(f.h) + 16, 1, 0, "");
+	f.h.kind = 3;
+	expect_lone_record(TLR_FILE, &f, sizeof(f.h) + 16, 0, 40, "kind 3 is neither");
+	f.h.kind = TLR_FILE_PERF_MAP;
+	f.h.path_len = 40;
+	expect_lone_record(TLR_FILE, &f, sizeof(f.h) + 16, 0, 64, "does not end within");
+	f.h.path_len = 4;
+	f.h.piece_size = 13;
+	expect_lone_record(TLR_FILE, &f, sizeof(f.h) + 16, 0, 68, "runs past the record");
+	f.h.piece_size = 8;
+	f.h.offset = 4;
+	expect_lone_record(TLR_FILE, &f, sizeof(f.h) + 16, 0, 48, "outside a file of 8 bytes");
+}
+
 static const struct test tests[] = {
 	{ "write and read back a recording (mmap)", test_roundtrip_file },
 	{ "read back from memory", test_roundtrip_mem },
@@ -1023,6 +1100,9 @@ static const struct test tests[] = {
 	{ "bad SAMPLES", test_bad_samples },
 	{ "bad MMAP, COMM, TASK, META, END", test_bad_sideband },
 	{ "payloads too short for their type", test_short_payloads },
+	{ "FILE records: a carried file comes back whole, a broken one not at all",
+	  test_carried_files },
+	{ "bad FILE pieces are named with their field", test_bad_file_pieces },
 	{ "tlr_kv_get", test_kv_get },
 	{ "tlr_kv_get_u64", test_kv_get_u64 },
 	{ "writer record layout and padding", test_writer_layout },

@@ -14,7 +14,7 @@
 #include "tailor/recording.h"
 #include "usage.h"
 
-#define TAILOR_VERSION	"0.4"
+#define TAILOR_VERSION	"0.5"
 
 extern const struct cli_command cmd_record, cmd_dump, cmd_report, cmd_timeline,
 	cmd_completion;
@@ -69,6 +69,15 @@ bool sideband_switches(const struct sideband *sb);
 /* "recorded" if WAKEUP records are written, else "not recorded (why)". */
 const char *sideband_wakeups(const struct sideband *sb);
 void sideband_close(struct sideband *sb);
+
+/*
+ * jit_files.c: the jitdumps the recorded processes mapped and their perf
+ * maps, copied into the recording at @recording through @w (perf maps
+ * older than @start_wall_ns are not this run's; 0: any age).  0 or -errno
+ * (a write error).
+ */
+int jit_files_carry(const char *recording, struct tlr_writer *w, uint64_t start_wall_ns,
+		    bool quiet);
 
 /* ---- hostinfo.c ---- */
 

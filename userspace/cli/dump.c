@@ -59,6 +59,7 @@ struct thread_count {
 
 struct dump_state {
 	uint64_t samples, batches, mmaps, comms, tasks, switches, wakeups, rounds, unknown;
+	uint64_t files;		/* FILE records that start a file */
 	uint64_t first_tsc, last_tsc;
 	uint64_t regs_mask;
 	uint64_t flags_used;	/* TAILOR_CFG_* in force */
@@ -221,6 +222,18 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 			       wk->target_cpu, wk->time_kind);
 		break;
 	}
+	case TLR_FILE: {
+		const struct tlr_file *f = rec->payload;
+
+		/* One line a file, at its first piece. */
+		if (f->offset)
+			break;
+		d->files++;
+		printf("carried: %s pid=%u bytes=%" PRIu64 " path=%s\n",
+		       f->kind == TLR_FILE_JITDUMP ? "jitdump" : "perf-map", f->pid,
+		       (uint64_t)f->file_size, (const char *)(f + 1));
+		break;
+	}
 	case TLR_END:
 		d->have_end = true;
 		print_text("end", rec);
@@ -291,9 +304,10 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 
 	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\nmmaps: %" PRIu64
 	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nswitches: %" PRIu64
-	       "\nwakeups: %" PRIu64 "\nrounds: %" PRIu64 "\nunknown_records: %" PRIu64 "\n",
+	       "\nwakeups: %" PRIu64 "\nrounds: %" PRIu64 "\ncarried_files: %" PRIu64
+	       "\nunknown_records: %" PRIu64 "\n",
 	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.switches, d.wakeups, d.rounds,
-	       d.unknown);
+	       d.files, d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);
 	if (d.flags_used & TAILOR_CFG_TAG_WORD)

@@ -131,7 +131,13 @@ const struct cli_command cmd_record = {
 		    "       tailor record [options] -p PID\n"
 		    "       tailor record [options] -a",
 	.description = "Sample a command (launched, with all its threads), a running process\n"
-		       "(-p) or every CPU (-a) through tailor.ko and write a recording.",
+		       "(-p) or every CPU (-a) through tailor.ko and write a recording.\n"
+		       "\n"
+		       "At the end, the files JITs leave for profilers are copied into the\n"
+		       "recording, so that a report names JIT code on another host and after\n"
+		       "/tmp is cleaned: each jitdump a recorded process mapped (jit-PID.dump,\n"
+		       "as perf finds it) and each recorded process's /tmp/perf-PID.map (with\n"
+		       "a launched command, only one written since it started).",
 	.options = record_options,
 	.epilogue = "In launch mode tailor exits with the command's exit status.  Ctrl-C or\n"
 		    "SIGTERM stop recording, pass the signal on to a launched command, and\n"
@@ -477,6 +483,7 @@ struct recorder {
 	uint8_t *buf;
 	uint64_t samples;
 	uint64_t start_ns;
+	uint64_t start_wall_ns;	/* CLOCK_REALTIME at META */
 	char reason[96];
 	char tag_word_from[160];	/* "symbol NAME" or "offset" */
 };
@@ -665,6 +672,7 @@ static int write_meta(struct recorder *r, pid_t target)
 	struct tailor_config *c = &r->cfg;
 	bool pebs = c->source_used == TAILOR_SOURCE_PEBS;
 	char meta[8192], cmd[2048] = "";
+	uint64_t tsc, mono;
 	size_t n, i;
 
 	for (i = 0; o->command && o->command[i]; i++) {
@@ -675,6 +683,10 @@ static int write_meta(struct recorder *r, pid_t target)
 	for (i = 0; cmd[i]; i++)
 		if (cmd[i] == '\n')
 			cmd[i] = ' ';
+	/* Read together: a JIT's CLOCK_MONOTONIC times convert through them. */
+	tsc = rdtsc();
+	mono = mono_ns();
+	r->start_wall_ns = wall_ns();
 	n = snprintf(meta, sizeof(meta), "format=tailor-recording %d\ntool=tailor %s\n",
 		     TLR_VERSION, TAILOR_VERSION);
 	n += hostinfo_meta(meta + n, sizeof(meta) - n);
@@ -685,7 +697,8 @@ static int write_meta(struct recorder *r, pid_t target)
 		"sample_period=%" PRIu64 "\ntimer_period_ns=%" PRIu64 "\nsample_freq=%" PRIu64 "\n"
 		"regs_mask=0x%" PRIx64 "\nnr_regs=%u\nrecord_size=%u\nflags_used=0x%x\n"
 		"target=%s\npid=%d\ncommand=%s\n"
-		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nsideband_clock=%s\n"
+		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nstart_mono_ns=%" PRIu64 "\n"
+		"sideband_clock=%s\n"
 		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n"
 		"wakeups=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
@@ -699,7 +712,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		(uint64_t)c->regs_used, c->nr_regs, c->record_size,
 		c->flags_used,
 		o->all_cpus ? "all-cpus" : o->pid ? "pid" : "command",
-		o->all_cpus ? 0 : target, cmd, wall_ns(), rdtsc(),
+		o->all_cpus ? 0 : target, cmd, r->start_wall_ns, tsc, mono,
 		r->sb ? sideband_clock_name(r->sb) : "none",
 		(int64_t)c->tag_word_offset,
 		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none",
@@ -907,6 +920,9 @@ static int finish(struct recorder *r, int exit_code)
 	if (r->sb)
 		err |= sideband_drain(r->sb, r->w) != 0;
 	device_stats(r->fd, &st);
+	if (!tlr_writer_error(r->w))
+		err |= jit_files_carry(r->o->output, r->w,
+				       r->o->command ? r->start_wall_ns : 0, r->o->quiet) != 0;
 	if (tlr_writer_error(r->w))
 		snprintf(r->reason, sizeof(r->reason), "write-error %s",
 			 strerror(-tlr_writer_error(r->w)));

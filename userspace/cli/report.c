@@ -195,20 +195,43 @@ static const struct cli_option report_options[] = {
 	{ 0 }
 };
 
-/* A jitdump's time on the profile's clock, where the two clocks are one. */
+/*
+ * A jitdump's time on the profile's clock: the same clock, or
+ * CLOCK_MONOTONIC in a recording on the TSC, through the pair of
+ * readings tailor record took together and the TSC's frequency.
+ */
 static int jit_time(void *ctx, bool tsc, uint64_t *time)
 {
 	const struct session_info *info = ctx;
+	__int128 ticks;
 
-	(void)time;
-	if (info->time_unit == SESSION_TIME_TSC)
-		return tsc ? 0 : -1;
-	return !tsc && info->clock_monotonic ? 0 : -1;
+	if (info->time_unit == SESSION_TIME_NS)
+		return !tsc && info->clock_monotonic ? 0 : -1;
+	if (tsc)
+		return 0;
+	if (!info->ref_mono_ns || !info->mult)
+		return -1;
+	/* ns = ticks * mult >> shift, so ticks = ns << shift / mult. */
+	ticks = ((__int128)*time - (__int128)info->ref_mono_ns) * ((__int128)1 << info->shift) /
+		info->mult;
+	if (ticks < -(__int128)info->ref_tsc)
+		return -1;
+	*time = (uint64_t)((__int128)info->ref_tsc + ticks);
+	return 0;
 }
 
-/* JIT files beside the input (copied with it) come before their paths. */
-static int setup_jit(struct symbolizer *sym, const char *input, const struct session_info *info)
+static int embedded_file(void *ctx, const char *path, const void **data, size_t *len)
 {
+	return session_file(ctx, path, data, len);
+}
+
+/*
+ * JIT files the recording carries come first, then those beside the
+ * input (copied with it), then their paths.
+ */
+static int setup_jit(struct symbolizer *sym, const char *input, struct session *s)
+{
+	const struct session_info *info = session_info(s);
 	char dir[4096];
 	const char *slash = strrchr(input, '/');
 
@@ -216,7 +239,8 @@ static int setup_jit(struct symbolizer *sym, const char *input, const struct ses
 		 slash ? input : ".");
 	if (slash == input)
 		snprintf(dir, sizeof(dir), "/");
-	return sym_set_jit_dir(sym, dir) ||
+	return sym_set_jit_files(sym, embedded_file, s) ||
+	       sym_set_jit_dir(sym, dir) ||
 	       sym_set_jit_not_before(sym, info->start_wall_ns) ||
 	       sym_set_jit_clock(sym, jit_time, (void *)info);
 }
@@ -922,7 +946,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		ret = cmd_fail(cmd, "%s: %s", o.input, err);
 		goto out;
 	}
-	if (setup_jit(sym, o.input, session_info(s))) {
+	if (setup_jit(sym, o.input, s)) {
 		ret = cmd_fail(cmd, "out of memory");
 		goto out;
 	}

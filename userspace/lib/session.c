@@ -435,6 +435,13 @@ void session_close(struct session *s)
 	free(s);
 }
 
+int session_file(struct session *s, const char *path, const void **data, size_t *len)
+{
+	if (!s->fr->ops->file)
+		return -ENOENT;
+	return s->fr->ops->file(s->fr, path, data, len);
+}
+
 /* ---- time ---- */
 
 void session_khz_to_mult_shift(uint32_t khz, uint32_t *mult, uint32_t *shift)

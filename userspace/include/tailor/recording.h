@@ -48,7 +48,8 @@ enum tlr_record_type {
 	TLR_ROUND	= 7,
 	TLR_SWITCH	= 8,	/* struct tlr_switch: a context switch */
 	TLR_WAKEUP	= 9,	/* struct tlr_wakeup: a thread woken */
-	/* 10..: application markers, labels (later) */
+	TLR_FILE	= 10,	/* struct tlr_file + path + a piece of the file */
+	/* 11..: application markers, labels (later) */
 };
 
 /*
@@ -145,6 +146,26 @@ struct tlr_wakeup {
 	uint32_t target_tid;
 	int32_t target_cpu;	/* where it is to run, or -1 */
 	uint32_t time_kind;	/* enum tlr_time_kind */
+};
+
+enum tlr_file_kind {
+	TLR_FILE_JITDUMP = 1,	/* a JIT's jit-PID.dump */
+	TLR_FILE_PERF_MAP = 2,	/* a JIT's /tmp/perf-PID.map */
+};
+
+/*
+ * A file a report needs that may be gone by then (a JIT's, in /tmp),
+ * copied in at the end of the recording.  A file larger than a record
+ * comes in pieces, in order: @offset is this piece's place in it.
+ */
+struct tlr_file {
+	uint32_t kind;		/* enum tlr_file_kind */
+	uint32_t pid;		/* the process it describes */
+	uint64_t offset;	/* of this piece in the file */
+	uint64_t file_size;	/* the whole file's */
+	uint32_t path_len;	/* bytes of the path that follows, its NUL included */
+	uint32_t piece_size;	/* bytes of the file after the path */
+	/* the path as the JIT wrote it, then the piece */
 };
 
 /* ---- writer (recording_writer.c) ---- */

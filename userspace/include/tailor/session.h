@@ -33,6 +33,8 @@ struct session_info {
 	uint32_t shift;
 	/* NS times are CLOCK_MONOTONIC's (perf record -k mono), not perf's clock. */
 	bool clock_monotonic;
+	/* A TSC and a CLOCK_MONOTONIC reading taken together; 0: none. */
+	uint64_t ref_tsc, ref_mono_ns;
 	uint64_t nr_samples;	/* counted at open */
 	uint64_t first_time, last_time;	/* of the samples */
 	uint64_t nr_mappings;
@@ -80,6 +82,12 @@ const struct session_info *session_info(const struct session *s);
  */
 int session_run(struct session *s, struct tev_consumer *const *consumers, int n);
 void session_close(struct session *s);
+/*
+ * A file the profile carries (a recording's copy of a JIT's jitdump or
+ * perf map), by the path it had: 0 with its bytes, valid until
+ * session_close(); -ENOENT if it carries none (a perf.data never does).
+ */
+int session_file(struct session *s, const char *path, const void **data, size_t *len);
 
 /* mult/shift for ns = (ticks * mult) >> shift at @khz. */
 void session_khz_to_mult_shift(uint32_t khz, uint32_t *mult, uint32_t *shift);

@@ -70,7 +70,7 @@ int sym_set_jit_files(struct symbolizer *s,
 		      int (*embedded)(void *ctx, const char *path, const void **data, size_t *len),
 		      void *ctx);
 int sym_set_jit_dir(struct symbolizer *s, const char *dir);
-/* Files on disk older than @wall_ns (the profile's start) are not its. */
+/* Perf maps on disk older than @wall_ns (the profile's start) are not its. */
 int sym_set_jit_not_before(struct symbolizer *s, uint64_t wall_ns);
 /*
  * How a jitdump's times (TSC ticks if @tsc, else CLOCK_MONOTONIC ns)

@@ -54,6 +54,9 @@ struct format_ops {
 		       const struct tev_dispatch *d);
 	/* After the last event: anything the file says only at its end. */
 	int (*finish)(struct format_reader *r, const struct tev_dispatch *d);
+	/* A file the profile carries (a JIT's), by its path; NULL: none. */
+	int (*file)(struct format_reader *r, const char *path, const void **data,
+		    size_t *len);
 	void (*close)(struct format_reader *r);
 };
 

@@ -49,6 +49,7 @@ static const char *type_name(uint32_t type)
 	case TLR_ROUND:		return "ROUND";
 	case TLR_SWITCH:	return "SWITCH";
 	case TLR_WAKEUP:	return "WAKEUP";
+	case TLR_FILE:		return "FILE";
 	}
 	return "unknown";
 }
@@ -448,6 +449,35 @@ static int check_wakeup(struct tlr_reader *r, const struct tlr_record *rec)
 	return 0;
 }
 
+/* A piece of a file: the path ends inside, the piece lies inside the file. */
+static int check_file(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	const unsigned char *p = rec->payload;
+	struct tlr_file f;
+	size_t rest;
+
+	if (rec->size < sizeof(f))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is shorter than its %zu-byte struct",
+				    rec->size, sizeof(f));
+	memcpy(&f, p, sizeof(f));
+	rest = rec->size - sizeof(f);
+	if (f.kind != TLR_FILE_JITDUMP && f.kind != TLR_FILE_PERF_MAP)
+		return payload_fail(r, rec, offsetof(struct tlr_file, kind),
+				    "kind %u is neither 1 (jitdump) nor 2 (perf map)", f.kind);
+	if (!f.path_len || f.path_len > rest || p[sizeof(f) + f.path_len - 1])
+		return payload_fail(r, rec, offsetof(struct tlr_file, path_len),
+				    "path of %u bytes does not end within the record", f.path_len);
+	if (f.piece_size > rest - f.path_len)
+		return payload_fail(r, rec, offsetof(struct tlr_file, piece_size),
+				    "piece of %u bytes runs past the record", f.piece_size);
+	if (f.offset > f.file_size || f.piece_size > f.file_size - f.offset)
+		return payload_fail(r, rec, offsetof(struct tlr_file, offset),
+				    "piece of %u bytes at %" PRIu64 " outside a file of %" PRIu64 " bytes",
+				    f.piece_size, f.offset, f.file_size);
+	return 0;
+}
+
 /* META and END: text; a NUL may only start the padding at its end. */
 static int check_text(struct tlr_reader *r, const struct tlr_record *rec)
 {
@@ -482,6 +512,8 @@ static int check_payload(struct tlr_reader *r, const struct tlr_record *rec)
 		return check_switch(r, rec);
 	case TLR_WAKEUP:
 		return check_wakeup(r, rec);
+	case TLR_FILE:
+		return check_file(r, rec);
 	}
 	return 0;	/* a newer kind of record: the caller skips it */
 }

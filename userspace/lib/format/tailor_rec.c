@@ -7,6 +7,7 @@
  * back.  Side-band records (MMAP, COMM, TASK) are runs of one.  ROUND
  * records mark rounds; recordings of older tailors have none.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,16 @@
 #include "uapi/tailor.h"
 
 enum { KIND_SAMPLE, KIND_RECORD };
+
+/* A file the recording carries (FILE records), put back together at open. */
+struct carried_file {
+	char *path;
+	uint8_t *data;
+	uint64_t size, filled;	/* whole when filled == size */
+};
+
+/* What a recording may carry of one file; larger ones are left out. */
+#define MAX_CARRIED_FILE	(1ull << 30)
 
 struct tailor_rec {
 	struct format_reader fr;
@@ -29,6 +40,8 @@ struct tailor_rec {
 	const uint8_t *batch;
 	uint32_t batch_count, batch_next, record_size;
 	uint64_t end_time;	/* stop_tsc, for the lost count */
+	struct carried_file *files;
+	size_t nr_files;
 };
 
 #define TREC(r) tev_container_of(r, struct tailor_rec, fr)
@@ -252,10 +265,34 @@ static int tailor_finish(struct format_reader *fr, const struct tev_dispatch *d)
 	return fr->info.lost ? TEV_DISPATCH(d, lost, &e) : 0;
 }
 
+static int tailor_file(struct format_reader *fr, const char *path, const void **data,
+		       size_t *len)
+{
+	struct tailor_rec *t = TREC(fr);
+	size_t i;
+
+	for (i = 0; i < t->nr_files; i++) {
+		const struct carried_file *f = &t->files[i];
+
+		if (f->filled == f->size && !strcmp(f->path, path)) {
+			*data = f->data;
+			*len = (size_t)f->size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static void tailor_close(struct format_reader *fr)
 {
 	struct tailor_rec *t = TREC(fr);
+	size_t i;
 
+	for (i = 0; i < t->nr_files; i++) {
+		free(t->files[i].path);
+		free(t->files[i].data);
+	}
+	free(t->files);
 	tlr_reader_close(t->events);
 	free(t->path);
 	free(t);
@@ -267,6 +304,7 @@ static const struct format_ops tailor_ops = {
 	.time = tailor_time,
 	.deliver = tailor_deliver,
 	.finish = tailor_finish,
+	.file = tailor_file,
 	.close = tailor_close,
 };
 
@@ -284,6 +322,8 @@ static void take_meta(struct tailor_rec *t, const struct tlr_record *rec)
 	if (!tlr_kv_get_u64(rec->payload, rec->size, "tsc_shift", &v))
 		info->shift = (uint32_t)v;
 	tlr_kv_get_u64(rec->payload, rec->size, "start_wall_ns", &info->start_wall_ns);
+	if (!tlr_kv_get_u64(rec->payload, rec->size, "start_mono_ns", &info->ref_mono_ns))
+		tlr_kv_get_u64(rec->payload, rec->size, "start_tsc", &info->ref_tsc);
 	tlr_kv_get(rec->payload, rec->size, "event", info->event, sizeof(info->event));
 	tlr_kv_get(rec->payload, rec->size, "target", source, sizeof(source));
 	if (strcmp(source, "all-cpus") &&
@@ -307,6 +347,47 @@ static void take_meta(struct tailor_rec *t, const struct tlr_record *rec)
 	t->nr_regs = (uint32_t)__builtin_popcountll(t->regs_mask);
 	t->ip_index = reg_index(t->regs_mask, TAILOR_REG_IP);
 	t->tag_index = reg_index(t->regs_mask, t->fr.tag_reg);
+}
+
+/*
+ * A piece of a carried file, in order; pieces out of order, or of a
+ * file too large to hold, leave it incomplete (not offered).  -ENOMEM.
+ */
+static int carry_piece(struct tailor_rec *t, const struct tlr_record *rec)
+{
+	const uint8_t *p = rec->payload;
+	struct carried_file *f = NULL, *files;
+	struct tlr_file h;
+	const char *path;
+	size_t i;
+
+	memcpy(&h, p, sizeof(h));
+	path = (const char *)p + sizeof(h);
+	for (i = 0; i < t->nr_files && !f; i++)
+		if (!strcmp(t->files[i].path, path))
+			f = &t->files[i];
+	if (!f) {
+		if (h.offset || h.file_size > MAX_CARRIED_FILE)
+			return 0;
+		files = realloc(t->files, (t->nr_files + 1) * sizeof(*files));
+		if (!files)
+			return -ENOMEM;
+		t->files = files;
+		f = &t->files[t->nr_files];
+		*f = (struct carried_file){ .path = strdup(path), .size = h.file_size };
+		f->data = malloc(h.file_size ? h.file_size : 1);
+		if (!f->path || !f->data) {
+			free(f->path);
+			free(f->data);
+			return -ENOMEM;
+		}
+		t->nr_files++;
+	}
+	if (h.offset != f->filled || h.file_size != f->size)
+		return 0;
+	memcpy(f->data + h.offset, p + sizeof(h) + h.path_len, h.piece_size);
+	f->filled += h.piece_size;
+	return 0;
 }
 
 static void count_samples(struct tailor_rec *t, const struct tlr_record *rec)
@@ -375,6 +456,13 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 		case TLR_WAKEUP:
 			info->nr_wakeups++;
 			break;
+		case TLR_FILE:
+			if (carry_piece(t, &rec)) {
+				snprintf(err, errlen, "out of memory");
+				tlr_reader_close(r);
+				goto fail;
+			}
+			break;
 		case TLR_SAMPLES:
 			count_samples(t, &rec);
 			break;
@@ -407,6 +495,11 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 		goto fail;
 	return &t->fr;
 fail:
+	for (ret = 0; ret < (int)t->nr_files; ret++) {
+		free(t->files[ret].path);
+		free(t->files[ret].data);
+	}
+	free(t->files);
 	free(t->path);
 	free(t);
 	return NULL;

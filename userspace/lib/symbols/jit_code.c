@@ -184,7 +184,7 @@ static struct jit_source *new_source(struct sym_jit *j, const char *path, uint32
 /*
  * The bytes of @path, mapped (NULL when empty).  O_NONBLOCK: a FIFO
  * planted in /tmp under a JIT file's name must not hang the report.  A
- * file older than the profile (@not_before, wall ns) is some earlier
+ * perf map older than the profile (@not_before, wall ns) is some earlier
  * process's that had the same pid: -ESTALE.
  */
 static int map_file(const char *path, uint64_t not_before, void **data, size_t *len)
@@ -220,6 +220,8 @@ static int read_source(struct symbolizer *s, struct jit_source *src,
 				    const void *data, size_t len, char *err, size_t errlen))
 {
 	struct sym_jit *j = s->jit;
+	/* A perf map is found by pid alone; a jitdump by its process's mapping. */
+	uint64_t not_before = src->info.perf_map ? j->not_before : 0;
 	const char *base = strrchr(src->path, '/');
 	char at[4096], err[256] = "";
 	const void *embedded;
@@ -235,11 +237,11 @@ static int read_source(struct symbolizer *s, struct jit_source *src,
 	}
 	if (j->dir) {
 		snprintf(at, sizeof(at), "%s/%s", j->dir, base);
-		ret = map_file(at, j->not_before, &data, &len);
+		ret = map_file(at, not_before, &data, &len);
 	}
 	if (ret == -ENOENT) {
 		snprintf(at, sizeof(at), "%s", src->path);
-		ret = map_file(at, j->not_before, &data, &len);
+		ret = map_file(at, not_before, &data, &len);
 	}
 	if (ret == -ESTALE) {
 		snprintf(src->problem, sizeof(src->problem),
@@ -485,25 +487,13 @@ static int parse_dump(struct symbolizer *s, struct jit_source *src, const void *
 	return ret == -EINVAL ? 0 : ret;
 }
 
-static bool is_jitdump(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base ? base + 1 : path;
-	if (strncmp(base, "jit-", 4))
-		return false;
-	n = strspn(base + 4, "0123456789");
-	return n > 0 && !strcmp(base + 4 + n, ".dump");
-}
-
 int jit_on_mmap(struct symbolizer *s, uint32_t pid, const char *path)
 {
 	struct jit_source *src;
 	struct sym_jit *j;
 	size_t i;
 
-	if (!is_jitdump(path))
+	if (!jitdump_is_path(path))
 		return 0;
 	j = jit_of(s);
 	if (!j)

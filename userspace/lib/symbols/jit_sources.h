@@ -66,6 +66,9 @@ struct jitdump_handler {
 	int (*move)(void *ctx, const struct jit_move *m);
 };
 
+/* A jitdump's name as perf's JIT interface gives it: jit-PID.dump. */
+bool jitdump_is_path(const char *path);
+
 /*
  * Reads the jitdump in @buf: fills @hdr, then calls @h for each load and
  * move.  0 when the whole file was read; -EINVAL when it is not a jitdump

@@ -200,6 +200,18 @@ static int read_records(struct reader *r, size_t off, const struct jitdump_handl
 	return 0;
 }
 
+bool jitdump_is_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "jit-", 4))
+		return false;
+	n = strspn(base + 4, "0123456789");
+	return n > 0 && !strcmp(base + 4 + n, ".dump");
+}
+
 int jitdump_read(const uint8_t *buf, size_t len, struct jitdump_header *hdr,
 		 const struct jitdump_handler *h, void *ctx, char *err, size_t errlen)
 {
