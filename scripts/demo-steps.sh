@@ -62,10 +62,36 @@ report --format chrome -o "$out/trace.json"
 
 echo
 echo "== two clients at once, fig3 and twojoins on the same 2 workers (tailor-engine -j 2 -c 2)"
-if ! "$tailor" record --tag-word tailor_tag_word -o "$out/concurrent.rec" -- \
+# Watched: this step once never ended in the box (CI, 2026-11-23; it takes
+# about 7 s there) and the box's time limit killed it without a word.  If
+# it runs 300 s, what its processes are doing is printed before it is
+# killed, so that the next time says where it hung.
+"$tailor" record --tag-word tailor_tag_word -o "$out/concurrent.rec" -- \
 	"$engine" -s "$scale" -n "$repeat" -j 2 -c 2 -r 0 -d "$out/concurrent.dict" \
 	-w "$out/generated-concurrent" -t "$out/concurrent.times" fig3 twojoins \
-	>"$out/concurrent.out" 2>"$out/record-concurrent.log"; then
+	>"$out/concurrent.out" 2>"$out/record-concurrent.log" &
+recorder=$!
+waited=0
+while kill -0 "$recorder" 2>/dev/null && [ "$waited" -lt 300 ]; do
+	sleep 1
+	waited=$((waited + 1))
+done
+if kill -0 "$recorder" 2>/dev/null; then
+	echo "demo: the recording of two clients has not ended after ${waited} s; its processes:" >&2
+	for p in /proc/[0-9]*; do
+		case $(cat "$p/comm" 2>/dev/null) in tailor*) ;; *) continue ;; esac
+		for t in "$p"/task/*; do
+			echo "  ${p#/proc/}/${t##*/} $(cat "$t/comm" 2>/dev/null):" \
+			     "$(sed -n 's/^State:[[:space:]]*//p' "$t/status" 2>/dev/null)" \
+			     "wchan $(cat "$t/wchan" 2>/dev/null)" >&2
+			sed 's/^/      /' "$t/stack" 2>/dev/null | head -n 6 >&2 || true
+		done
+	done
+	cat "$out/concurrent.out" "$out/record-concurrent.log" >&2
+	kill -9 "$recorder" 2>/dev/null || true
+	exit 1
+fi
+if ! wait "$recorder"; then
 	cat "$out/concurrent.out" "$out/record-concurrent.log" >&2
 	exit 1
 fi

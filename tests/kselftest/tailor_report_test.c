@@ -403,11 +403,12 @@ TEST(jit_code_named_from_the_recording)
 	static const char *const names[] = { "hot", "cold", "first", "second", "mover" };
 	char out[16384], csv[16384], cmd[512];
 	size_t c, i;
+	double total;
 
 	if (access(TAILOR, X_OK) || access(TW_JITCODE, X_OK))
 		SKIP(return, "needs %s and %s", TAILOR, TW_JITCODE);
 	for (c = 0; c < 2; c++) {
-		double cpu[5], sum_cpu = 0, sum_share = 0, share[5];
+		double cpu[5], sum_cpu = 0, sum_share = 0, share[5], jit_samples = 0;
 		int pid;
 
 		snprintf(cmd, sizeof(cmd), TAILOR " record -q -o " JIT_REC " -- " TW_JITCODE
@@ -422,7 +423,9 @@ TEST(jit_code_named_from_the_recording)
 		EXPECT_NE(NULL, strstr(csv, "carried: perf-map")) TH_LOG("%s", csv);
 		ASSERT_EQ(0, capture(TAILOR " report -l function -f csv -i " JIT_REC " 2>&1", csv,
 				     sizeof(csv)));
-		TH_LOG("timestamps %s:\n%s", clock_flags[c][0] ? "tsc" : "mono", csv);
+		TH_LOG("timestamps %s; tw_jitcode said:\n%s\nreport:\n%s",
+		       clock_flags[c][0] ? "tsc" : "mono", out, csv);
+		total = total_samples(csv);
 		for (i = 0; i < 5; i++) {
 			snprintf(cmd, sizeof(cmd), "%s_cpu_ns", names[i]);
 			cpu[i] = value_of(out, cmd);
@@ -430,7 +433,12 @@ TEST(jit_code_named_from_the_recording)
 			sum_cpu += cpu[i];
 			sum_share += share[i] > 0 ? share[i] : 0;
 		}
-		ASSERT_GT(sum_share, 50.0);
+		/*
+		 * Enough JIT samples for 5 points: the debug kernel spends most of
+		 * such a short run in itself (59 % [kernel] there).
+		 */
+		jit_samples = sum_share * total / 100;
+		ASSERT_GT(jit_samples, 200.0);
 		for (i = 0; i < 5; i++) {
 			double want = 100.0 * cpu[i] / sum_cpu;
 			double got = 100.0 * share[i] / sum_share;
