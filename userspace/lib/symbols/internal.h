@@ -111,6 +111,10 @@ struct symbolizer {
 int sym_list_insert(struct sym_map_list *l, const struct sym_map *m);
 int sym_list_append(struct sym_map_list *l, const struct sym_map *m);
 void sym_list_sort(struct sym_map_list *l);
+/* Copies of @parent's ranges in force at @time, as @child's from then (appended). */
+int sym_list_fork(struct sym_map_list *l, uint32_t parent, uint32_t child, uint64_t time);
+/* @pid's ranges in force at @time end then (an exec). */
+void sym_list_end(struct sym_map_list *l, uint32_t pid, uint64_t time);
 /*
  * The range of @pid covering @ip at @time in @l (sorted): the newest in
  * force then; failing that, one that began later (a side-band time a

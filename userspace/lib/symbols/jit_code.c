@@ -577,50 +577,22 @@ bool jit_anonymous_path(const char *path)
 	return false;
 }
 
-/* Copies of @parent's ranges in force at @time, as @child's, from then on. */
-static int fork_list(struct sym_map_list *l, uint32_t parent, uint32_t child, uint64_t time)
-{
-	size_t i, n = l->nr;
-
-	for (i = 0; i < n; i++) {
-		struct sym_map m = l->maps[i];
-
-		if (m.pid != parent || m.time > time || m.until <= time)
-			continue;
-		m.pid = child;
-		m.time = time;
-		if (sym_list_append(l, &m))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* A forked child runs its parent's JIT code until it loads its own. */
 int jit_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t time)
 {
 	if (!s->jit)
 		return 0;
-	return fork_list(&s->jit->dumped, parent, child, time) ?:
-	       fork_list(&s->jit->mapped, parent, child, time);
+	return sym_list_fork(&s->jit->dumped, parent, child, time) ?:
+	       sym_list_fork(&s->jit->mapped, parent, child, time);
 }
 
 /* An exec ends the old image's JIT code, as its mappings. */
 void jit_exec(struct symbolizer *s, uint32_t pid, uint64_t time)
 {
-	struct sym_map_list *lists[2];
-	size_t i, k;
-
 	if (!s->jit)
 		return;
-	lists[0] = &s->jit->dumped;
-	lists[1] = &s->jit->mapped;
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < lists[k]->nr; i++) {
-			struct sym_map *m = &lists[k]->maps[i];
-
-			if (m->pid == pid && m->time <= time && m->until > time)
-				m->until = time;
-		}
+	sym_list_end(&s->jit->dumped, pid, time);
+	sym_list_end(&s->jit->mapped, pid, time);
 }
 
 static void resolve_code(const struct jit_code *c, uint64_t offset, struct sym_result *r)

@@ -200,34 +200,46 @@ int sym_add_mapping(struct symbolizer *s, uint32_t pid, uint64_t time,
 }
 
 /* A new process starts with a copy of its parent's mappings. */
-int sym_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t time)
+int sym_list_fork(struct sym_map_list *l, uint32_t parent, uint32_t child, uint64_t time)
 {
-	size_t i, n = s->files_mapped.nr;
+	size_t i, n = l->nr;
 
 	for (i = 0; i < n; i++) {
-		struct sym_map m = s->files_mapped.maps[i];
+		struct sym_map m = l->maps[i];
 
 		if (m.pid != parent || m.time > time || m.until <= time)
 			continue;
 		m.pid = child;
 		m.time = time;
-		if (insert_map(s, &m))
+		if (sym_list_append(l, &m))
 			return -ENOMEM;
-		if (child < parent)
-			i++, n++;	/* the copy went in before us */
 	}
-	return jit_fork(s, parent, child, time);
+	return 0;
+}
+
+void sym_list_end(struct sym_map_list *l, uint32_t pid, uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->maps[i].pid == pid && l->maps[i].time <= time && l->maps[i].until > time)
+			l->maps[i].until = time;
+}
+
+int sym_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t time)
+{
+	int err = sym_list_fork(&s->files_mapped, parent, child, time);
+
+	/* Searched without sorting first (find_map): kept sorted. */
+	sym_list_sort(&s->files_mapped);
+	s->generation++;
+	return err ?: jit_fork(s, parent, child, time);
 }
 
 /* An exec replaces the whole image: what was mapped before ends. */
 void sym_exec(struct symbolizer *s, uint32_t pid, uint64_t time)
 {
-	struct sym_map *maps = s->files_mapped.maps;
-	size_t i;
-
-	for (i = 0; i < s->files_mapped.nr; i++)
-		if (maps[i].pid == pid && maps[i].time <= time && maps[i].until > time)
-			maps[i].until = time;
+	sym_list_end(&s->files_mapped, pid, time);
 	s->generation++;
 	jit_exec(s, pid, time);
 }
