@@ -26,15 +26,61 @@ repeat=${DEMO_REPEAT:-10}
 clients=${DEMO_CLIENTS:-1}
 mkdir -p "$out"
 
+# watched STDOUT LOG ARGS...: tailor record ARGS, its stdout to STDOUT (-
+# for ours) and stderr to LOG.  A recording still running after 300 s
+# (each takes under 20 s in the box) is shown from inside -- every thread
+# of tailor, the engine and its compiler with its state, wait channel and
+# kernel stack, the blocked tasks, the kernel's last messages -- and then
+# killed, so that a hang says where it is before the box's time limit
+# ends everything.  (Both recordings once never ended in CI: the whole box
+# had hung in live kernel patching, see tests/box/hold-static-keys.c.)
+watched() {
+	w_stdout=$1 w_log=$2
+	shift 2
+	if [ "$w_stdout" = - ]; then
+		"$tailor" record "$@" 2>"$w_log" &
+	else
+		"$tailor" record "$@" >"$w_stdout" 2>"$w_log" &
+	fi
+	w_pid=$!
+	w_waited=0
+	while kill -0 "$w_pid" 2>/dev/null && [ "$w_waited" -lt 300 ]; do
+		sleep 1
+		w_waited=$((w_waited + 1))
+	done
+	if kill -0 "$w_pid" 2>/dev/null; then
+		echo "demo: tailor record has not ended after ${w_waited} s; its processes:" >&2
+		for p in /proc/[0-9]*; do
+			case $(cat "$p/comm" 2>/dev/null) in tailor*|cc*|as|ld|collect2) ;; *) continue ;; esac
+			echo "  ${p#/proc/} $(cat "$p/comm" 2>/dev/null):" \
+			     "$(grep -E '^(State|PPid|Threads|SigPnd|ShdPnd)' "$p/status" 2>/dev/null | tr '\n\t' '  ')" >&2
+			for t in "$p"/task/*; do
+				echo "    ${t##*/} $(cat "$t/comm" 2>/dev/null):" \
+				     "$(sed -n 's/^State:[[:space:]]*//p' "$t/status" 2>/dev/null)" \
+				     "wchan $(cat "$t/wchan" 2>/dev/null)" >&2
+				sed 's/^/      /' "$t/stack" 2>/dev/null | head -n 12 >&2 || true
+			done
+		done
+		echo "  blocked tasks (sysrq w):" >&2
+		{ echo w >/proc/sysrq-trigger; } 2>/dev/null && dmesg | tail -n 60 | sed 's/^/    /' >&2
+		[ "$w_stdout" = - ] || cat "$w_stdout" >&2
+		cat "$w_log" >&2
+		kill -9 "$w_pid" 2>/dev/null || true
+		return 1
+	fi
+	if ! wait "$w_pid"; then
+		[ "$w_stdout" = - ] || cat "$w_stdout" >&2
+		cat "$w_log" >&2
+		return 1
+	fi
+}
+
 echo "== tailor record --tag-word tailor_tag_word -- tailor-engine $query (scale $scale, executed $repeat times, $clients client(s))"
 # Its messages after the run: on a console, record's live status line
 # would run into the engine's output.
-if ! "$tailor" record --tag-word tailor_tag_word -o "$out/$query.rec" -- \
+watched - "$out/record.log" --tag-word tailor_tag_word -o "$out/$query.rec" -- \
 	"$engine" -s "$scale" -n "$repeat" -c "$clients" -r 5 -d "$out/$query.dict" \
-	-w "$out/generated" -t "$out/times" "$query" 2>"$out/record.log"; then
-	cat "$out/record.log" >&2
-	exit 1
-fi
+	-w "$out/generated" -t "$out/times" "$query" || exit 1
 cat "$out/record.log"
 
 report() {
@@ -62,39 +108,10 @@ report --format chrome -o "$out/trace.json"
 
 echo
 echo "== two clients at once, fig3 and twojoins on the same 2 workers (tailor-engine -j 2 -c 2)"
-# Watched: this step once never ended in the box (CI, 2026-11-23; it takes
-# about 7 s there) and the box's time limit killed it without a word.  If
-# it runs 300 s, what its processes are doing is printed before it is
-# killed, so that the next time says where it hung.
-"$tailor" record --tag-word tailor_tag_word -o "$out/concurrent.rec" -- \
+watched "$out/concurrent.out" "$out/record-concurrent.log" \
+	--tag-word tailor_tag_word -o "$out/concurrent.rec" -- \
 	"$engine" -s "$scale" -n "$repeat" -j 2 -c 2 -r 0 -d "$out/concurrent.dict" \
-	-w "$out/generated-concurrent" -t "$out/concurrent.times" fig3 twojoins \
-	>"$out/concurrent.out" 2>"$out/record-concurrent.log" &
-recorder=$!
-waited=0
-while kill -0 "$recorder" 2>/dev/null && [ "$waited" -lt 300 ]; do
-	sleep 1
-	waited=$((waited + 1))
-done
-if kill -0 "$recorder" 2>/dev/null; then
-	echo "demo: the recording of two clients has not ended after ${waited} s; its processes:" >&2
-	for p in /proc/[0-9]*; do
-		case $(cat "$p/comm" 2>/dev/null) in tailor*) ;; *) continue ;; esac
-		for t in "$p"/task/*; do
-			echo "  ${p#/proc/}/${t##*/} $(cat "$t/comm" 2>/dev/null):" \
-			     "$(sed -n 's/^State:[[:space:]]*//p' "$t/status" 2>/dev/null)" \
-			     "wchan $(cat "$t/wchan" 2>/dev/null)" >&2
-			sed 's/^/      /' "$t/stack" 2>/dev/null | head -n 6 >&2 || true
-		done
-	done
-	cat "$out/concurrent.out" "$out/record-concurrent.log" >&2
-	kill -9 "$recorder" 2>/dev/null || true
-	exit 1
-fi
-if ! wait "$recorder"; then
-	cat "$out/concurrent.out" "$out/record-concurrent.log" >&2
-	exit 1
-fi
+	-w "$out/generated-concurrent" -t "$out/concurrent.times" fig3 twojoins || exit 1
 grep '^check: \|execution' "$out/concurrent.out"
 cat "$out/record-concurrent.log"
 concurrent() {

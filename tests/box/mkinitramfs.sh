@@ -296,12 +296,12 @@ if [ "${TAILOR_BOX_CC:-0}" = 1 ]; then
 	install_cc
 fi
 
-# Keeps the kernel from live-patching __schedule() while tests run (see
-# the source for why).
-gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/hold-perf-sched" \
-	"$(dirname "$0")/hold-perf-sched.c" || die "cannot build hold-perf-sched"
-install_file "$work/hold-perf-sched" /usr/sbin/hold-perf-sched
-install_libs "$work/hold-perf-sched"
+# Keeps the kernel from live-patching __schedule() and try_to_wake_up()
+# while tests run (see hold-static-keys.c for why).
+gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/hold-static-keys" \
+	"$(dirname "$0")/hold-static-keys.c" || die "cannot build hold-static-keys"
+install_file "$work/hold-static-keys" /usr/sbin/hold-static-keys
+install_libs "$work/hold-static-keys"
 
 cat >"$root/init" <<'EOF'
 #!/bin/sh
@@ -321,7 +321,7 @@ mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /dev/shm 2>/dev/null
 [ -c /dev/console ] && exec </dev/console >/dev/console 2>&1
 hostname -F /etc/hostname
 
-hold-perf-sched &
+hold-static-keys &
 usleep 200000
 echo TAILOR-BOX-START
 if [ -f /tailor/run-in-box.sh ]; then

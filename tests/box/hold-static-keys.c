@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hold-static-keys - keep on, for the life of the test box, the kernel's
+ * static keys that recording turns: perf_sched_events (a jump in
+ * __schedule()) and the sched:sched_waking tracepoint's (a jump in
+ * try_to_wake_up()).
+ *
+ * Why: each turn of a key live-patches its jump sites with the int3
+ * protocol of text_poke_bp().  QEMU's multi-threaded TCG (7.2) does not
+ * make that patching coherent across vCPUs: a vCPU can go on running a
+ * stale translation that still holds the int3 after the kernel has
+ * written the new instruction and stopped expecting the trap.
+ *   - perf_sched_events turns on with the first per-task perf counter and
+ *     off (after a second) with the last.  Seen: "Oops: int3" at a jump
+ *     site in __schedule on both vCPUs at once (Debian's 6.12: once in
+ *     CI's record kselftest, and once in 160 recordings started and
+ *     SIGKILLed in a loop; never in 100 such with this holder).
+ *   - sched_waking's key turns with tailor record's wakeup events (one per
+ *     recording, on at start, off at the end).  Seen: make demo's
+ *     recording never ended (CI twice; 1 in 62 and 1 in 7 recordings in a
+ *     loop, 2026-11-23).  Through QEMU's gdb stub: vCPU 0 trapped at
+ *     try_to_wake_up's tracepoint site, whose bytes were already the NOP,
+ *     over and over -- kprobes' handler backs up over an int3 that is
+ *     gone from memory, and the stale translation traps again -- holding
+ *     the rcu_preempt thread's pi_lock, which vCPU 1 waited for with
+ *     interrupts off.  The box hung without a message.
+ * The tests create and drop such counters all the time, so without this
+ * they hit it at random.
+ *
+ * The counters are on this process, which never runs: a software dummy
+ * (counts nothing) and the tracepoint (never fires here).  Prints one
+ * line, then sleeps until killed.
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static long open_counter(__u32 type, __u64 config)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	/* pid 0, cpu -1: a per-task counter, which is what the keys count. */
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/* The tracepoint's id from tracefs, or -1. */
+static long tracepoint_id(const char *event)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	long id = -1;
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], event);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) != 1)
+			id = -1;
+		fclose(f);
+	}
+	return id;
+}
+
+int main(void)
+{
+	long id = tracepoint_id("sched/sched_waking");
+	int held = 0;
+
+	if (open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY) < 0)
+		printf("hold-static-keys: perf_event_open (dummy): %s; perf_sched_events may turn\n",
+		       strerror(errno));
+	else
+		held |= 1;
+	if (id < 0)
+		printf("hold-static-keys: no sched/sched_waking in tracefs; its key may turn\n");
+	else if (open_counter(PERF_TYPE_TRACEPOINT, (__u64)id) < 0)
+		printf("hold-static-keys: perf_event_open (sched:sched_waking): %s; its key may turn\n",
+		       strerror(errno));
+	else
+		held |= 2;
+	printf("== static keys held on by pid %d:%s%s\n", (int)getpid(),
+	       held & 1 ? " perf_sched_events" : "", held & 2 ? " sched:sched_waking" : "");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
