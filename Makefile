@@ -7,7 +7,8 @@
 #                     (build/examples/tailor-engine), test workloads,
 #                     kselftests
 #   make demo         profile the example engine: in the test box, or
-#                     natively where tailor.ko is loaded (scripts/demo.sh)
+#                     natively where tailor.ko is loaded (scripts/demo.sh;
+#                     BACKEND=llvm: the engine compiles with LLVM)
 #   make check        every test: native checks, then the test box on the
 #                     Debian 6.1 and 6.12 kernels (needs scripts/setup.sh)
 #   make box          the test box on 6.1 only (BOX=6.12 for the other)
@@ -76,8 +77,9 @@ lint:
 box:
 	@bash tests/box/run.sh $(BOX)
 
+# make demo BACKEND=llvm: the engine compiles with LLVM's ORC JIT.
 demo:
-	@bash scripts/demo.sh
+	@bash scripts/demo.sh $(if $(BACKEND),--backend $(BACKEND))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1

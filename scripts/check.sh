@@ -13,7 +13,8 @@
 #           golden profiles, its exports (pprof, folded, Chrome trace)
 #           read back exactly by go tool pprof and by speedscope and the
 #           HTML report in headless Chromium; the example engine's tests pass, once more
-#           with the engine built with ASan and UBSan; the recording, dictionary and profile
+#           with the engine built with ASan and UBSan; its LLVM backend gives the C
+#           backend's results and operator shares; the recording, dictionary and profile
 #           (recording, perf.data) readers and the exporters survive a
 #           bounded libFuzzer run each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
@@ -180,6 +181,8 @@ native() {
 		tap_totals "JIT code named through jitdumps and perf maps: tw_jitcode, node and lli against perf inject (perf, native)" \
 			"$out/jit.log" tests/jit/jit_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
+		tap_totals "the engine's LLVM backend: results, dictionary, jitdump, operator shares against the C backend's (perf, native)" \
+			"$out/engine-llvm.log" tests/engine/llvm_backend_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \
 			>"$out/engine-san-build.log" 2>&1; then
@@ -251,6 +254,9 @@ if [ $native_only -eq 0 ]; then
 	box 6.1
 	echo "== test box: make demo (6.1, with a C compiler)"
 	tap_totals "make demo in the test box" "$out/demo.log" tests/engine/demo_test.sh
+	echo "== test box: the engine's LLVM backend under tailor record (6.1, with clang)"
+	tap_totals "the engine's LLVM backend in the test box: operator shares against the C backend's" \
+		"$out/llvm-box.log" tests/engine/llvm_box_test.sh
 	echo "== test box: the engine's planted bottleneck under tailor record (6.1)"
 	tap_totals "parallelism: the engine's group-by merge lock found and its fix, by tailor in the test box" \
 		"$out/box-bottleneck.log" tests/parallel/box_bottleneck_test.sh

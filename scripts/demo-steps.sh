@@ -17,13 +17,15 @@
 # the context switches).
 #
 # Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10),
-# DEMO_CLIENTS (default 1: clients running the query at once).
+# DEMO_CLIENTS (default 1: clients running the query at once),
+# DEMO_BACKEND (default c: the engine's --backend).
 set -eu
 
 tailor=$1 engine=$2 out=$3 query=${4:-fig3}
 scale=${DEMO_SCALE:-0.05}
 repeat=${DEMO_REPEAT:-10}
 clients=${DEMO_CLIENTS:-1}
+backend=${DEMO_BACKEND:-c}
 mkdir -p "$out"
 
 # watched STDOUT LOG ARGS...: tailor record ARGS, its stdout to STDOUT (-
@@ -75,12 +77,12 @@ watched() {
 	fi
 }
 
-echo "== tailor record --tag-word tailor_tag_word -- tailor-engine $query (scale $scale, executed $repeat times, $clients client(s))"
+echo "== tailor record --tag-word tailor_tag_word -- tailor-engine --backend $backend $query (scale $scale, executed $repeat times, $clients client(s))"
 # Its messages after the run: on a console, record's live status line
 # would run into the engine's output.
 watched - "$out/record.log" --tag-word tailor_tag_word -o "$out/$query.rec" -- \
-	"$engine" -s "$scale" -n "$repeat" -c "$clients" -r 5 -d "$out/$query.dict" \
-	-w "$out/generated" -t "$out/times" "$query" || exit 1
+	"$engine" --backend "$backend" -s "$scale" -n "$repeat" -c "$clients" -r 5 \
+	-d "$out/$query.dict" -w "$out/generated" -t "$out/times" "$query" || exit 1
 cat "$out/record.log"
 
 report() {
@@ -110,7 +112,8 @@ echo
 echo "== two clients at once, fig3 and twojoins on the same 2 workers (tailor-engine -j 2 -c 2)"
 watched "$out/concurrent.out" "$out/record-concurrent.log" \
 	--tag-word tailor_tag_word -o "$out/concurrent.rec" -- \
-	"$engine" -s "$scale" -n "$repeat" -j 2 -c 2 -r 0 -d "$out/concurrent.dict" \
+	"$engine" --backend "$backend" -s "$scale" -n "$repeat" -j 2 -c 2 -r 0 \
+	-d "$out/concurrent.dict" \
 	-w "$out/generated-concurrent" -t "$out/concurrent.times" fig3 twojoins || exit 1
 grep '^check: \|execution' "$out/concurrent.out"
 cat "$out/record-concurrent.log"

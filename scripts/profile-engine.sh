@@ -5,7 +5,7 @@
 # tailor.ko is: natively if /dev/tailor exists, else in the test box
 # (tests/box/exec.sh, with the module, a C compiler and the engine).
 #
-# Usage: scripts/profile-engine.sh [--box|--native] --out DIR
+# Usage: scripts/profile-engine.sh [--box|--native] [--llvm] --out DIR
 #            [--export NAME]... -- STEPS [ARGS...]
 #
 # STEPS (a POSIX sh script: busybox runs it in the box) is called as
@@ -15,16 +15,19 @@
 # DEMO_ or ACCURACY_ are passed on to STEPS.
 #   --box      use the test box even where tailor.ko is loaded
 #   --native   fail rather than boot the test box
+#   --llvm     STEPS runs tailor-engine --backend llvm: the box gets clang-14
+#              and the engine's LLVM plugin (with its libLLVM)
 set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prog=${0##*/}
-mode=auto out='' exports=()
+mode=auto out='' exports=() llvm=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--box) mode=box; shift ;;
 	--native) mode=native; shift ;;
+	--llvm) llvm=--clang; shift ;;
 	--out | --export)
 		[ $# -ge 2 ] || { echo "$prog: $1 needs a value" >&2; exit 2; }
 		if [ "$1" = --out ]; then out=$2; else exports+=("$2"); fi
@@ -65,6 +68,13 @@ payload=$out/payload
 rm -rf "$payload" "$out/box"
 mkdir -p "$payload/bin"
 cp "$top/build/examples/tailor-engine" "$payload/bin/"
+if [ -n "$llvm" ]; then
+	[ -f "$top/build/examples/tailor-engine-llvm.so" ] || {
+		echo "$prog: --llvm: no build/examples/tailor-engine-llvm.so (install llvm-14-dev)" >&2
+		exit 1
+	}
+	cp "$top/build/examples/tailor-engine-llvm.so" "$payload/bin/"
+fi
 cp "$steps" "$payload/steps.sh"
 {
 	echo '#!/bin/sh'
@@ -78,7 +88,7 @@ cp "$steps" "$payload/steps.sh"
 		echo "box_export '/tmp/work/$f'"
 	done
 } >"$out/in-box.sh"
-"$top/tests/box/exec.sh" --box 6.1 --cc --timeout "${TAILOR_BOX_TIMEOUT:-900}" \
+"$top/tests/box/exec.sh" --box 6.1 --cc $llvm --timeout "${TAILOR_BOX_TIMEOUT:-900}" \
 	--payload "$payload" --script "$out/in-box.sh" --out "$out/box"
 for f in "${exports[@]}"; do
 	cp "$out/box/$f" "$out/$f"

@@ -20,7 +20,7 @@ base_pkgs=(
 	golang-go python3
 	qemu-system-x86 busybox-static cpio sparse
 	python3-ply python3-git
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev llvm-14-dev
 	nodejs llvm-runtime
 	xz-utils zstd
 )

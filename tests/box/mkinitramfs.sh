@@ -34,6 +34,12 @@
 #                            to TAILOR-BOX-START, 6.1 kernel) and 1.6 s
 #                            more here.  A compile of a small file in the
 #                            box takes about a second.
+#   TAILOR_BOX_CLANG=1       also install clang-14 (at its real path, with
+#                            /usr/bin/clang-14 a link to it), which makes
+#                            bitcode for tailor-engine --backend llvm; its
+#                            libclang-cpp and libLLVM come with it, and the
+#                            engine's plugin finds the same libLLVM.  Big:
+#                            about 170 MiB more unpacked.
 #   TAILOR_BOX_BUSYBOX       busybox binary (default: busybox-static's)
 #   TAILOR_BOX_COMPRESS      gzip (default) or zstd; Debian kernels take both
 set -euo pipefail
@@ -294,6 +300,14 @@ fi
 
 if [ "${TAILOR_BOX_CC:-0}" = 1 ]; then
 	install_cc
+fi
+
+if [ "${TAILOR_BOX_CLANG:-0}" = 1 ]; then
+	clang=$(command -v clang-14) || die "TAILOR_BOX_CLANG=1 but no clang-14 on PATH (install clang-14)"
+	clang=$(readlink -f -- "$clang")
+	install_file "$clang" "$clang"
+	install_libs "$clang"
+	ln -sfn "$clang" "$root/usr/bin/clang-14"
 fi
 
 # Keeps the kernel from live-patching __schedule() and try_to_wake_up()

@@ -195,9 +195,10 @@ awk -F'\t' '
 	$1 == "component" && $2 == "query" { q[$3] = $4 }
 	$1 == "component" && $2 == "operator" && $4 ~ /^fig3: / { op[$3] = 1 }
 	$1 == "link" && $2 == "operator" && ($3 in op) && $4 == "query" { n[$3]++; to[$3 "," q[$5]] = 1 }
-	$1 == "tag-word" { word = $2 " " $3 " " $4 }
+	$1 == "tag-word" { word = word (word ? ", " : "") $2 " " $3 " " $4 }
 	END {
-		if (word != "query 0 16") print "tag-word field: " word
+		# The query execution; the task, which the LLVM backend stores there.
+		if (word != "query 0 16, task 16 16") print "tag-word fields: " word
 		for (o in op) {
 			if (n[o] != 3) print "operator " o " links to " n[o] " queries"
 			for (c = 1; c <= 3; c++)

@@ -12,18 +12,10 @@
 
 extern char **environ;
 
-int jit_compile(const char *cc, const char *c_path, const char *so_path)
+int jit_run_compiler(const char *cc, const char *const *flags, size_t nr_flags,
+		     const char *out_path, const char *c_path)
 {
-	/*
-	 * -g: DWARF lines lead samples back to the generated lines.  The tag
-	 * register stays reserved; -nostdlib: generated code calls only the
-	 * runtime, through the context it is given.
-	 */
-	static const char *const flags[] = {
-		"-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-nostdlib",
-		TAILOR_TAG_CFLAGS, "-o",
-	};
-	char *words = strdup(cc && *cc ? cc : "cc");
+	char *words = strdup(cc);
 	char *argv[64], *save = NULL, *w;
 	int argc = 0, status, ret;
 	size_t i;
@@ -33,9 +25,9 @@ int jit_compile(const char *cc, const char *c_path, const char *so_path)
 		return -1;
 	for (w = strtok_r(words, " ", &save); w && argc < 48; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+	for (i = 0; i < nr_flags && argc < 60; i++)
 		argv[argc++] = (char *)flags[i];
-	argv[argc++] = (char *)so_path;
+	argv[argc++] = (char *)out_path;
 	argv[argc++] = (char *)c_path;
 	argv[argc] = NULL;
 
@@ -62,27 +54,51 @@ int jit_compile(const char *cc, const char *c_path, const char *so_path)
 	return 0;
 }
 
-int jit_load(struct jit_module *m, const char *so_path)
+int jit_compile(const char *cc, const char *c_path, const char *so_path)
+{
+	/*
+	 * -g: DWARF lines lead samples back to the generated lines.  The tag
+	 * register stays reserved; -nostdlib: generated code calls only the
+	 * runtime, through the context it is given.
+	 */
+	static const char *const flags[] = {
+		"-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-nostdlib",
+		TAILOR_TAG_CFLAGS, "-o",
+	};
+
+	return jit_run_compiler(cc && *cc ? cc : "cc", flags, sizeof(flags) / sizeof(flags[0]),
+				so_path, c_path);
+}
+
+static void *so_lookup(void *handle, const char *name)
+{
+	return dlsym(handle, name);
+}
+
+static void so_release(void *handle)
+{
+	dlclose(handle);
+}
+
+int jit_bind(struct jit_module *m, const char *what, void *handle,
+	     void *(*lookup)(void *handle, const char *name), void (*release)(void *handle))
 {
 	const int *count, *sources;
 	void *sym;
 	int i;
 
 	memset(m, 0, sizeof(*m));
-	m->handle = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-	if (!m->handle) {
-		fprintf(stderr, "tailor-engine: cannot load %s: %s\n", so_path, dlerror());
-		return -1;
-	}
-	count = dlsym(m->handle, "tailor_pipelines");
+	m->handle = handle;
+	m->release = release;
+	count = lookup(handle, "tailor_pipelines");
 	if (!count || *count < 1 || *count > JIT_MAX_PIPELINES) {
-		fprintf(stderr, "tailor-engine: %s: no valid tailor_pipelines\n", so_path);
+		fprintf(stderr, "tailor-engine: %s: no valid tailor_pipelines\n", what);
 		goto fail;
 	}
 	m->nr_pipelines = *count;
-	sources = dlsym(m->handle, "tailor_pipeline_source");
+	sources = lookup(handle, "tailor_pipeline_source");
 	if (!sources) {
-		fprintf(stderr, "tailor-engine: %s: no tailor_pipeline_source\n", so_path);
+		fprintf(stderr, "tailor-engine: %s: no tailor_pipeline_source\n", what);
 		goto fail;
 	}
 	for (i = 0; i < m->nr_pipelines; i++) {
@@ -90,37 +106,48 @@ int jit_load(struct jit_module *m, const char *so_path)
 
 		m->sources[i] = sources[i];
 		snprintf(name, sizeof(name), "tailor_pipeline_%d", i);
-		sym = dlsym(m->handle, name);
+		sym = lookup(handle, name);
 		if (!sym) {
-			fprintf(stderr, "tailor-engine: %s: no %s\n", so_path, name);
+			fprintf(stderr, "tailor-engine: %s: no %s\n", what, name);
 			goto fail;
 		}
 		/* POSIX: a dlsym() result may be converted to a function pointer. */
 		memcpy(&m->pipelines[i], &sym, sizeof(sym));
 		snprintf(name, sizeof(name), "tailor_finish_%d", i);
-		sym = dlsym(m->handle, name);
+		sym = lookup(handle, name);
 		if (!sym) {
-			fprintf(stderr, "tailor-engine: %s: no %s\n", so_path, name);
+			fprintf(stderr, "tailor-engine: %s: no %s\n", what, name);
 			goto fail;
 		}
 		memcpy(&m->finishes[i], &sym, sizeof(sym));
 	}
-	sym = dlsym(m->handle, "tailor_work_calibrate");
+	sym = lookup(handle, "tailor_work_calibrate");
 	if (!sym) {
-		fprintf(stderr, "tailor-engine: %s: no tailor_work_calibrate\n", so_path);
+		fprintf(stderr, "tailor-engine: %s: no tailor_work_calibrate\n", what);
 		goto fail;
 	}
 	memcpy(&m->work_calibrate, &sym, sizeof(sym));
 	return 0;
 fail:
-	dlclose(m->handle);
-	m->handle = NULL;
+	jit_unload(m);
 	return -1;
+}
+
+int jit_load(struct jit_module *m, const char *so_path)
+{
+	void *handle = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!handle) {
+		memset(m, 0, sizeof(*m));
+		fprintf(stderr, "tailor-engine: cannot load %s: %s\n", so_path, dlerror());
+		return -1;
+	}
+	return jit_bind(m, so_path, handle, so_lookup, so_release);
 }
 
 void jit_unload(struct jit_module *m)
 {
-	if (m->handle)
-		dlclose(m->handle);
+	if (m->handle && m->release)
+		m->release(m->handle);
 	memset(m, 0, sizeof(*m));
 }

@@ -19,6 +19,7 @@
 #include "rt_abi.h"
 #include "tailor/dictionary.h"
 #include "tailor/tag.h"
+#include "tailor/tag_word.h"
 
 __attribute__((format(printf, 2, 3)))
 static void lower_error(struct lowered *l, const char *fmt, ...)
@@ -161,7 +162,11 @@ static void emit(struct lowered *l, int task, const char *fmt, ...)
 	++*nr;
 }
 
-/* A call into the shared runtime, with the task's id in the tag register. */
+/*
+ * A call into the shared runtime under the task's id: TAILOR_TAGGED, whose
+ * one-line definition at the top of the file is the backend's (see
+ * lower_write_c()), so both backends compile the very same lines.
+ */
 __attribute__((format(printf, 3, 4)))
 static void emit_call(struct lowered *l, int task, const char *fmt, ...)
 {
@@ -176,9 +181,12 @@ static void emit_call(struct lowered *l, int task, const char *fmt, ...)
 		lower_error(l, "a generated call is too long");
 		return;
 	}
-	emit(l, task, "{ unsigned long saved_tag; const unsigned long tag = %lluUL; %s %s %s }",
-	     (unsigned long long)l->tasks[task].id,
-	     TAILOR_TAG_C_SET("tag", "saved_tag"), call, TAILOR_TAG_C_RESTORE("saved_tag"));
+	if (l->tasks[task].id >> LOWER_WORD_TASK_BITS) {
+		lower_error(l, "task id %llu does not fit the tag word's %d bits",
+			    (unsigned long long)l->tasks[task].id, LOWER_WORD_TASK_BITS);
+		return;
+	}
+	emit(l, task, "TAILOR_TAGGED(%lluUL, %s)", (unsigned long long)l->tasks[task].id, call);
 }
 
 /*
@@ -529,6 +537,7 @@ int lower_plan(struct lowered *l, const struct plan *plan, const struct database
 	for (i = 0; i < levels->nr_clients; i++)
 		l->query_ids[i] = levels->next_query++;
 	l->runtime_task = levels->next_task++;
+	l->tag_word_offset = tailor_tag_word_offset();
 	for (j = 1; j <= plan->nr_ops; j++)
 		l->op_ids[j] = levels->next_op++;
 	for (i = 0; i < plan->nr_ops; i++) {
@@ -575,7 +584,7 @@ static void write_line(struct lowered *l, FILE *f, const char *path, unsigned in
 	dict_check(l, tailor_track_pop(lv->dict, lv->task), "a tracker");
 }
 
-int lower_write_c(struct lowered *l, const char *path)
+int lower_write_c(struct lowered *l, const char *path, enum lower_backend backend)
 {
 	struct dict_levels *lv = l->levels;
 	unsigned int lineno = 0;
@@ -594,6 +603,28 @@ int lower_write_c(struct lowered *l, const char *path)
 		   "/* tailor-engine: query %s, generated code; every line belongs to one task. */",
 	     l->plan->query);
 	write_line(l, f, path, &lineno, -1, "%s", RT_ABI_SOURCE);
+	/*
+	 * One line each way, so that every later line has the same number
+	 * in both: the C backend's compiler reserves r15, the tag register;
+	 * clang cannot, so LLVM's code puts the task into bits 16-31 of the
+	 * thread's tag word (at its offset from %fs, address space 257) and
+	 * keeps the query's bits 0-15.  Volatile: the stores stay around the
+	 * call, where a sample must see them.
+	 */
+	if (backend == LOWER_BACKEND_LLVM)
+		write_line(l, f, path, &lineno, -1,
+			   "#define TAILOR_TAGGED(tag_value, call) { volatile unsigned long "
+			   "__attribute__((address_space(257))) *const word = (void "
+			   "__attribute__((address_space(257))) *)(%lldL); const unsigned long "
+			   "saved_word = *word; *word = (saved_word & %#llxUL) | "
+			   "((unsigned long)(tag_value) << %d); call; *word = saved_word; }",
+			   (long long)l->tag_word_offset,
+			   (unsigned long long)LOWER_WORD_QUERY_MASK, LOWER_WORD_TASK_SHIFT);
+	else
+		write_line(l, f, path, &lineno, -1,
+			   "#define TAILOR_TAGGED(tag_value, call) { unsigned long saved_tag; "
+			   "const unsigned long tag = (tag_value); %s call; %s }",
+			   TAILOR_TAG_C_SET("tag", "saved_tag"), TAILOR_TAG_C_RESTORE("saved_tag"));
 	for (k = 0; k < l->nr_done; k++) {
 		const struct pipeline *p = &l->pipelines[l->order[k]];
 		int first = p->first_task;

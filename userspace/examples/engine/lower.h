@@ -22,6 +22,18 @@ struct tailor_dict;
 #define LOWER_MAX_CLIENTS	16
 
 /* The dictionary's levels and the next free id of each. */
+/* Who compiles the generated C: the system compiler, or clang and LLVM's ORC JIT. */
+enum lower_backend { LOWER_BACKEND_C, LOWER_BACKEND_LLVM };
+
+/*
+ * The tag word's fields (tailor/tag_word.h): the query execution in bits
+ * 0-15, and, under the LLVM backend's runtime calls, the task in 16-31.
+ */
+#define LOWER_WORD_QUERY_BITS	16
+#define LOWER_WORD_QUERY_MASK	((1ull << LOWER_WORD_QUERY_BITS) - 1)
+#define LOWER_WORD_TASK_SHIFT	16
+#define LOWER_WORD_TASK_BITS	16
+
 struct dict_levels {
 	struct tailor_dict *dict;	/* NULL: no dictionary */
 	int task, op, pipeline, query;
@@ -73,6 +85,7 @@ struct lowered {
 	 */
 	uint64_t query_ids[LOWER_MAX_CLIENTS];
 	uint64_t runtime_task;
+	int64_t tag_word_offset;	/* of tailor_tag_word from %fs: LLVM's code stores there */
 	struct task tasks[LOWER_MAX_TASKS];
 	int nr_tasks;
 	struct pipeline pipelines[LOWER_MAX_PIPELINES];	/* creation order */
@@ -101,7 +114,7 @@ int lower_plan(struct lowered *l, const struct plan *plan, const struct database
  * Write the C file and link each of its lines to its task (the last
  * lowering step's log).  0, or -1 with a message.
  */
-int lower_write_c(struct lowered *l, const char *path);
+int lower_write_c(struct lowered *l, const char *path, enum lower_backend backend);
 void lower_free(struct lowered *l);
 
 #endif /* ENGINE_LOWER_H */

@@ -42,7 +42,8 @@ static const char usage_text[] =
 "Run queries of a small compiling engine over TPC-H-like data: each plan\n"
 "is lowered to pipelines of tasks, then to C, compiled with the system C\n"
 "compiler (-g, r15 reserved as the tag register) into a shared object,\n"
-"loaded and run morsel by morsel on a pool of worker threads.  Each result\n"
+"or with --backend llvm in this process by LLVM's ORC JIT into anonymous\n"
+"memory, and run morsel by morsel on a pool of worker threads.  Each result\n"
 "is printed and checked against a second, independent evaluation; a\n"
 "difference is an error (exit 1).\n"
 "\n"
@@ -62,7 +63,17 @@ static const char usage_text[] =
 "  -d, --dict FILE       write the Tagging Dictionary for tailor report\n"
 "  -w, --work-dir DIR    where generated C and shared objects go (kept;\n"
 "                        default: a new directory under $TMPDIR or /tmp)\n"
-"      --cc CC           the C compiler (default: $CC, else cc)\n"
+"      --backend B       'c' (default): the system C compiler makes a shared\n"
+"                        object (-g, -ffixed-r15), loaded with dlopen;\n"
+"                        'llvm': clang makes bitcode (-g) and LLVM's ORC JIT\n"
+"                        compiles it in this process into anonymous memory;\n"
+"                        LLVM's perf listener writes jit-PID.dump (under\n"
+"                        $JITDUMPDIR, default the work directory) for\n"
+"                        profilers.  Runtime calls carry their task in the\n"
+"                        tag word's bits 16-31 instead of r15, which clang\n"
+"                        cannot reserve: record with --tag-word.\n"
+"      --cc CC           the C compiler (default: $CC, else cc; with\n"
+"                        --backend llvm, the clang of the LLVM linked in)\n"
 "  -x, --extra OP=N      add N units of known work (a dependent multiply\n"
 "                        chain) per tuple to operator OP of each query that\n"
 "                        has it: its number (3), name (HashJoin#3) or kind\n"
@@ -98,6 +109,8 @@ static const char usage_text[] =
 struct options {
 	double scale;
 	const char *dict, *work_dir, *cc, *times;
+	int cc_given;			/* --cc, not $CC: the LLVM backend takes only that */
+	enum lower_backend backend;
 	const char *extra_op[MAX_EXTRA];
 	uint64_t extra_n[MAX_EXTRA];
 	int nr_extra, explain, rows, threads, clients;
@@ -196,6 +209,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "dict", required_argument, NULL, 'd' },
 		{ "work-dir", required_argument, NULL, 'w' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ "extra", required_argument, NULL, 'x' },
 		{ "times", required_argument, NULL, 't' },
 		{ "explain", no_argument, NULL, 'e' },
@@ -234,6 +248,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'C':
 			o->cc = optarg;
+			o->cc_given = 1;
+			break;
+		case 'B':
+			if (!strcmp(optarg, "c"))
+				o->backend = LOWER_BACKEND_C;
+			else if (!strcmp(optarg, "llvm"))
+				o->backend = LOWER_BACKEND_LLVM;
+			else
+				return usage_error("invalid --backend '%s': expected c or llvm", optarg);
+			if (o->backend == LOWER_BACKEND_LLVM && !jit_llvm_available())
+				return usage_error("--backend llvm: %s", jit_llvm_why_not());
 			break;
 		case 'x': {
 			char *eq = strchr(optarg, '=');
@@ -378,7 +403,10 @@ static int dict_setup(struct dict_levels *lv, const struct options *o, uint64_t 
 	 * clients run the same compiled query.
 	 */
 	ret |= tailor_dict_tag_field(lv->dict, lv->task, 0, 16);
-	ret |= tailor_dict_tag_word_field(lv->dict, lv->query, 0, 16);
+	ret |= tailor_dict_tag_word_field(lv->dict, lv->query, 0, LOWER_WORD_QUERY_BITS);
+	/* LLVM's runtime calls: the word carries the task (lower_write_c()). */
+	ret |= tailor_dict_tag_word_field(lv->dict, lv->task, LOWER_WORD_TASK_SHIFT,
+					  LOWER_WORD_TASK_BITS);
 	if (lv->task < 0 || lv->op < 0 || lv->pipeline < 0 || lv->query < 0 || ret < 0) {
 		fprintf(stderr, "tailor-engine: cannot set up the Tagging Dictionary\n");
 		return -1;
@@ -434,14 +462,22 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 		return -1;
 	}
 	snprintf(q->c_path, sizeof(q->c_path), "%.*s/%.32s.c", PATH_MAX - 64, dir, name);
-	snprintf(q->so_path, sizeof(q->so_path), "%.*s/%.32s.so", PATH_MAX - 64, dir, name);
-	if (lower_write_c(&q->low, q->c_path))
+	snprintf(q->so_path, sizeof(q->so_path), "%.*s/%.32s.%s", PATH_MAX - 64, dir, name,
+		 o->backend == LOWER_BACKEND_LLVM ? "bc" : "so");
+	if (lower_write_c(&q->low, q->c_path, o->backend))
 		return -1;
+	/* Compiling and loading: LLVM's JIT compiles at the first lookup. */
 	t0 = now_ns(CLOCK_MONOTONIC);
-	if (jit_compile(o->cc, q->c_path, q->so_path))
+	if (o->backend == LOWER_BACKEND_LLVM) {
+		if (jit_llvm_compile(o->cc_given ? o->cc : NULL, q->c_path, q->so_path) ||
+		    jit_llvm_load(&q->module, q->so_path))
+			return -1;
+	} else if (jit_compile(o->cc, q->c_path, q->so_path) ||
+		   jit_load(&q->module, q->so_path)) {
 		return -1;
+	}
 	q->compile_ns = now_ns(CLOCK_MONOTONIC) - t0;
-	return jit_load(&q->module, q->so_path);
+	return 0;
 }
 
 static void *must_calloc(size_t n, size_t size)
@@ -700,7 +736,7 @@ static int write_times(const char *path, const struct execution *execs, int n,
 int main(int argc, char **argv)
 {
 	static struct query_run runs[MAX_QUERIES];
-	uint64_t part_task[NR_PARTS], saved, t0, engine_tag, wall0, wall;
+	uint64_t part_task[NR_PARTS], saved, saved_word, t0, engine_tag, wall0, wall;
 	struct execution *execs;
 	struct client *clients;
 	struct dict_levels levels;
@@ -735,6 +771,11 @@ int main(int argc, char **argv)
 	}
 	if (make_work_dir(&o, dir, sizeof(dir)) || dict_setup(&levels, &o, part_task))
 		return 1;
+	/* LLVM's perf listener writes under $JITDUMPDIR/.debug/jit/, else under $HOME. */
+	if (o.backend == LOWER_BACKEND_LLVM && setenv("JITDUMPDIR", dir, 0)) {
+		fprintf(stderr, "tailor-engine: setenv: %m\n");
+		return 1;
+	}
 	/* Everything below runs under a runtime part's tag, down to the frees. */
 	engine_tag = tailor_tag_set(part_task[PART_ENGINE]);
 
@@ -750,12 +791,19 @@ int main(int argc, char **argv)
 	       db.tables[T_SUPPLIER].rows, (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	printf("generated code: %s\n", dir);
 
+	/*
+	 * The word names code generation too: LLVM compiles in this process,
+	 * and its code, built without -ffixed-r15, uses r15 for its own values.
+	 */
 	saved = tailor_tag_set(part_task[PART_CODEGEN]);
+	saved_word = tailor_tag_word_set(part_task[PART_CODEGEN] << LOWER_WORD_TASK_SHIFT);
 	for (i = 0; i < o.nr_queries; i++)
 		if (prepare_query(&runs[i], o.queries[i], &o, &db, &levels, dir)) {
+			tailor_tag_word_restore(saved_word);
 			tailor_tag_restore(saved);
 			return 1;
 		}
+	tailor_tag_word_restore(saved_word);
 	tailor_tag_restore(saved);
 	if (levels.dict) {
 		ret = tailor_dict_write(levels.dict, o.dict);

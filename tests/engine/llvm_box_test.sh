@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# llvm_box_test.sh: the engine's LLVM backend under tailor record in the
+# test box (6.1, TCG), against its C backend in the same boot
+# (tests/engine/llvm-steps.sh).  The LLVM run gives the reference's
+# result; its recording carries LLVM's jitdump; its report names the JIT's
+# functions from it, with as many samples as the C backend's functions
+# within a factor of two; and the shared runtime's samples are all
+# attributed, which under LLVM only the tag word's task field does (clang
+# cannot reserve r15): no sample left in the engine's binary or under a
+# tag without a link.
+#
+# The operator shares of the two backends are printed, not judged: under
+# TCG a timer interrupt waits for the end of the translation block, so a
+# sample lands after the block's last instruction, and where a block ends
+# depends on the compiler's layout.  fig3's divisions, which TCG emulates
+# slowly, end a block that gcc follows with the join's chain loop and
+# clang with the group-by's own line: 8 points moved from GroupBy#4 to
+# HashJoin#3 in the C backend's run against LLVM's (2026-11-23; line 31
+# 12.5% against 4.5%, line 41 0% against 7.9%).  Natively, with real
+# timer interrupts, tests/engine/llvm_backend_test.sh holds them to 5
+# points.
+#
+# Prints TAP and a "# Totals:" line.
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/llvm-box-test
+TAP_EXCERPT="tail"
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+rm -rf "$out"
+mkdir -p "$out"
+
+if [ ! -f "$top/build/examples/tailor-engine-llvm.so" ] &&
+   ! make -s -C "$top" examples >/dev/null 2>&1; then
+	not_ok "the engine did not build"
+	tap_totals
+	exit 1
+fi
+if [ ! -f "$top/build/examples/tailor-engine-llvm.so" ]; then
+	skip "no LLVM backend built (install llvm-14-dev)"
+	tap_totals
+	exit 0
+fi
+
+exports=()
+for b in c llvm; do
+	for f in "$b.out" "$b.csv" "$b-all.csv" "$b.src" "$b-fn.csv" "$b.dump" "$b.rec.log"; do
+		exports+=(--export "$f")
+	done
+done
+"$top/scripts/profile-engine.sh" --box --llvm --out "$out" "${exports[@]}" -- \
+	"$top/tests/engine/llvm-steps.sh" >"$out/box.log" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^check: ok' "$out/llvm.out" 2>/dev/null; then
+	ok "tailor-engine --backend llvm under tailor record in the box: result checked"
+else
+	not_ok "the box run (exit $rc)" "$out/box.log"
+	tap_totals
+	exit 1
+fi
+if grep -q 'jitdump' "$out/llvm.dump"; then
+	ok "the recording carries LLVM's jitdump ($(grep -m1 jitdump "$out/llvm.dump" | tr -s ' '))"
+else
+	not_ok "no jitdump carried in the LLVM run's recording" "$out/llvm.rec.log"
+fi
+# pipeline_samples FN_CSV: the samples of the generated pipeline functions
+pipeline_samples() { awk -F, '$1 ~ /^tailor_pipeline_[0-9]+$/ { n += $3 } END { print n + 0 }' "$1"; }
+named=$(pipeline_samples "$out/llvm-fn.csv")
+c_named=$(pipeline_samples "$out/c-fn.csv")
+if [ "$named" -gt $((c_named / 2)) ] && [ "$named" -lt $((c_named * 2)) ]; then
+	ok "the JIT's functions are named from the carried jitdump: tailor_pipeline_* hold $named samples (the C backend's: $c_named)"
+else
+	not_ok "tailor_pipeline_* hold $named samples under LLVM, $c_named under C" "$out/llvm-fn.csv"
+fi
+# row_share CSV NAME: the share of the row named exactly NAME, 0 if none
+row_share() { awk -F, -v n="$2" '$1 == n { s = $4 } END { print s + 0 }' "$1"; }
+engine=$(row_share "$out/llvm-all.csv" "[tailor-engine]")
+nolink=$(row_share "$out/llvm-all.csv" "[tag without link]")
+if awk -v e="$engine" -v n="$nolink" 'BEGIN { exit !(e < 0.5 && n < 0.5) }'; then
+	ok "under LLVM the runtime's samples are all attributed by the tag word ([tailor-engine] $engine%, [tag without link] $nolink%)"
+else
+	not_ok "under LLVM [tailor-engine] holds $engine% and [tag without link] $nolink%" "$out/llvm-all.csv"
+fi
+# share CSV NAME: the share of the row whose name starts with NAME
+share() { awk -F, -v n="$2" 'index($1, n) == 1 { print $4; exit }' "$1"; }
+echo "# fig3's operators, share of the query's samples: LLVM against C (not judged in the box, see above)"
+for op in "TableScan#1" "TableScan#2" "HashJoin#3" "GroupBy#4"; do
+	echo "#   $op: $(share "$out/llvm.csv" "$op")% against $(share "$out/c.csv" "$op")%"
+done
+tap_totals
