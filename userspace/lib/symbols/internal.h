@@ -34,7 +34,19 @@ struct sym_file {
 	const char **names;
 	size_t nr_bounds;
 	bool intervals_tried;
+	struct sym_table *table;	/* its symbols sorted, or NULL */
 };
+
+/*
+ * A module's symbol table sorted (symtab_index.c): what
+ * dwfl_module_addrname() answers, without its walk over every symbol.
+ * @elf and @bias are the module's main file, as dwfl_module_getelf()
+ * gives them.
+ */
+struct sym_table;
+struct sym_table *sym_table_build(Dwfl_Module *mod, Elf *elf, GElf_Addr bias);
+const char *sym_table_name(struct sym_table *t, uint64_t addr);
+void sym_table_free(struct sym_table *t);
 
 /* A name slot whose interval libdwfl was not asked about yet. */
 static const char not_asked[1];

@@ -11,8 +11,11 @@
  * comparisons with symbol starts and ends and section bounds, so it is the
  * same for every address strictly between two consecutive such bounds (a
  * bound itself, where a comparison for equality may hold, is an interval
- * of its own): each file keeps them sorted, and asks libdwfl once per
- * interval.
+ * of its own): each file keeps them sorted, and names each interval once.
+ * That name comes from symtab_index.c, which keeps the symbols sorted and
+ * answers as libdwfl does without its walk: a library with 45k symbols
+ * and a few thousand functions sampled took seconds natively and a minute
+ * in the test box.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,6 +75,7 @@ void sym_free(struct symbolizer *s)
 		free(s->files[i]->segments);
 		free(s->files[i]->bounds);
 		free(s->files[i]->names);
+		sym_table_free(s->files[i]->table);
 		free(s->files[i]);
 	}
 	for (i = 0; i < s->nr_strings; i++)
@@ -482,6 +486,7 @@ static void build_intervals(struct sym_file *f)
 		f->names[i] = NOT_ASKED;
 	f->bounds = bounds;
 	f->nr_bounds = j;
+	f->table = sym_table_build(f->mod, f->elf, f->bias);
 	return;
 fail:
 	free(bounds);
@@ -543,8 +548,10 @@ static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 	if (f->names) {
 		const char **name = &f->names[interval_of(f, addr)];
 
+		/* libdwfl would walk every symbol: the sorted table answers. */
 		if (*name == NOT_ASKED)
-			*name = sym_keep(s, dwfl_module_addrname(f->mod, addr));
+			*name = sym_keep(s, f->table ? sym_table_name(f->table, addr) :
+					 dwfl_module_addrname(f->mod, addr));
 		r->function = *name;
 	} else {
 		r->function = sym_keep(s, dwfl_module_addrname(f->mod, addr));
