@@ -257,6 +257,9 @@ if [ $native_only -eq 0 ]; then
 	echo "== test box: the engine's LLVM backend under tailor record (6.1, with clang)"
 	tap_totals "the engine's LLVM backend in the test box: operator shares against the C backend's" \
 		"$out/llvm-box.log" tests/engine/llvm_box_test.sh
+	echo "== test box: node and lli-14 under tailor record (6.1, with node and clang)"
+	tap_totals "JIT code of node and lli named from the recording's jitdumps and perf maps, in the test box" \
+		"$out/jit-box.log" tests/jit/jit_box_test.sh
 	echo "== test box: the engine's planted bottleneck under tailor record (6.1)"
 	tap_totals "parallelism: the engine's group-by merge lock found and its fix, by tailor in the test box" \
 		"$out/box-bottleneck.log" tests/parallel/box_bottleneck_test.sh

@@ -7,7 +7,7 @@
 # command, boots the box with them and a payload, runs the script there as
 # /tailor/run-in-box.sh, and copies out the files it exported.
 #
-# Usage: tests/box/exec.sh [--box 6.1|6.12] [--cc] [--clang] [--timeout S]
+# Usage: tests/box/exec.sh [--box 6.1|6.12] [--cc] [--clang] [--node] [--timeout S]
 #                          [--payload DIR] --script FILE --out DIR
 #
 #   --box 6.1|6.12  Debian kernel to boot (default 6.1)
@@ -15,7 +15,10 @@
 #                   TAILOR_BOX_CC=1): 15.5 MiB more initramfs, 0.8 s
 #                   more boot
 #   --clang         put clang-14 and its libLLVM in the box (TAILOR_BOX_CLANG=1)
-#                   for tailor-engine --backend llvm: about 170 MiB more
+#                   for tailor-engine --backend llvm, and lli-14: about
+#                   170 MiB more
+#   --node          put node (Debian's nodejs) in the box (TAILOR_BOX_NODE=1):
+#                   about 100 MiB more
 #   --timeout S     give up on the box after S seconds (default 300)
 #   --payload DIR   copied under /tailor/ in the box
 #   --script FILE   run in the box as /tailor/run-in-box.sh (#!/bin/sh is
@@ -55,7 +58,7 @@ usage() {
 }
 
 box=6.1
-cc=0 clang=0
+cc=0 clang=0 node=0
 timeout_s=300
 payload=
 script=
@@ -75,6 +78,10 @@ while [ $# -gt 0 ]; do
 		continue ;;
 	--clang)
 		clang=1
+		shift
+		continue ;;
+	--node)
+		node=1
 		shift
 		continue ;;
 	--box | --timeout | --payload | --script | --out)
@@ -139,7 +146,7 @@ if [ -n "$payload" ]; then
 	payloads=("$payload" "$base")
 fi
 
-TAILOR_BOX_PERF=1 TAILOR_BOX_CC=$cc TAILOR_BOX_CLANG=$clang \
+TAILOR_BOX_PERF=1 TAILOR_BOX_CC=$cc TAILOR_BOX_CLANG=$clang TAILOR_BOX_NODE=$node \
 	"$top/tests/box/mkinitramfs.sh" "$build/initramfs.cpio.gz" "${payloads[@]}"
 
 log=$out/console.log

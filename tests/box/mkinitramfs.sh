@@ -39,7 +39,12 @@
 #                            bitcode for tailor-engine --backend llvm; its
 #                            libclang-cpp and libLLVM come with it, and the
 #                            engine's plugin finds the same libLLVM.  Big:
-#                            about 170 MiB more unpacked.
+#                            about 170 MiB more unpacked.  lli-14 (LLVM's
+#                            interpreter and JIT, for tests/jit/) comes
+#                            too, on the same libLLVM.
+#   TAILOR_BOX_NODE=1        also install node (Debian's nodejs, a JIT with
+#                            jitdump and perf maps): about 100 MiB more
+#                            unpacked.
 #   TAILOR_BOX_BUSYBOX       busybox binary (default: busybox-static's)
 #   TAILOR_BOX_COMPRESS      gzip (default) or zstd; Debian kernels take both
 set -euo pipefail
@@ -308,6 +313,18 @@ if [ "${TAILOR_BOX_CLANG:-0}" = 1 ]; then
 	install_file "$clang" "$clang"
 	install_libs "$clang"
 	ln -sfn "$clang" "$root/usr/bin/clang-14"
+	lli=$(command -v lli-14) || die "TAILOR_BOX_CLANG=1 but no lli-14 on PATH (install llvm-14)"
+	lli=$(readlink -f -- "$lli")
+	install_file "$lli" "$lli"
+	install_libs "$lli"
+	ln -sfn "$lli" "$root/usr/bin/lli-14"
+fi
+
+if [ "${TAILOR_BOX_NODE:-0}" = 1 ]; then
+	node=$(command -v node) || die "TAILOR_BOX_NODE=1 but no node on PATH (install nodejs)"
+	node=$(readlink -f -- "$node")
+	install_file "$node" /usr/bin/node
+	install_libs "$node"
 fi
 
 # Keeps the kernel from live-patching __schedule() and try_to_wake_up()

@@ -56,7 +56,7 @@ static void prefix(uint32_t id, uint32_t size, uint64_t time)
 
 static void load(uint64_t time, uint32_t pid, uint64_t addr, uint64_t size, const char *name)
 {
-	static const uint8_t code[64];
+	static const uint8_t code[256];
 
 	prefix(JITDUMP_CODE_LOAD, (uint32_t)(16 + 40 + strlen(name) + 1 + size), time);
 	put32(pid);
@@ -461,6 +461,39 @@ static void perf_map_at_first_sample(void)
 	map_text = NULL;
 }
 
+/*
+ * A perf map has no times: the one a process wrote names its last image's
+ * code.  Read for a sample between fork and exec (tailor record's child
+ * before it runs the JIT), it still names the code after the exec; the
+ * copy a child got of its parent's map at a fork ends at the child's exec.
+ */
+static void perf_map_read_before_exec(void)
+{
+	struct symbolizer *s = sym_new();
+	struct tev_consumer *c = sym_consumer(s);
+	struct tev_task fork = { .time = 30, .pid = PID_B, .tid = PID_B, .ppid = PID_A,
+				 .ptid = PID_A };
+	struct sym_result r;
+
+	map_text = "7000 100 JS:*hot\n";
+	check_int(sym_set_jit_files(s, embedded, NULL), ==, 0);
+	sym_lookup(s, PID_A, 0x7050, 10, &r);
+	check_str(r.function, "JS:*hot");
+	sym_exec(s, PID_A, 20);
+	check_int(c->fork(c, &fork), ==, 0);
+	sym_lookup(s, PID_A, 0x7050, 40, &r);
+	check_str(r.function, "JS:*hot");
+	check_int(r.status, ==, SYM_NO_LINE);
+	/* Process 8, forked after the exec, runs the copy until its own exec. */
+	sym_lookup(s, PID_B, 0x7050, 40, &r);
+	check_str(r.function, "JS:*hot");
+	sym_exec(s, PID_B, 50);
+	sym_lookup(s, PID_B, 0x7050, 60, &r);
+	check(r.function == NULL);
+	sym_free(s);
+	map_text = NULL;
+}
+
 /* LLVM's line tables sit 0x40 past their code: taken back. */
 static void llvm_line_bias(void)
 {
@@ -488,6 +521,38 @@ static void llvm_line_bias(void)
 	check_uint(r.line, ==, 3);
 	check(sym_jit_source(s, 0)->lines_shifted);
 	check_uint(sym_jit_source(s, 0)->bad_line_entries, ==, 1);
+	sym_free(s);
+}
+
+/*
+ * The same, where no line falls past its code (a function long enough
+ * after its last line, as the test box's lli made): no line in the first
+ * 0x40 bytes of any code says it.
+ */
+static void llvm_line_bias_inside(void)
+{
+	static const struct entry llvm[] = {
+		{ 0x1040, 4, "t.c" }, { 0x1080, 2, "t.c" }, { 0x10c0, 3, "t.c" },
+	};
+	struct symbolizer *s = sym_new();
+	struct tev_consumer *c = sym_consumer(s);
+	struct tev_mmap marker = { .time = 200, .start = 0x100000, .len = 0x1000,
+				   .path = "/tmp/jit-7.dump", .pid = PID_A, .tid = PID_A };
+	struct sym_result r;
+
+	header(JITDUMP_FLAG_TSC);
+	debug_info(1500, 0x1000, llvm, 3);
+	load(1500, 7, 0x1000, 0x100, "main");
+	check_int(sym_set_jit_files(s, embedded, NULL), ==, 0);
+	check_int(sym_set_jit_clock(s, same_clock, NULL), ==, 0);
+	check_int(c->mmap(c, &marker), ==, 0);
+	sym_lookup(s, PID_A, 0x1000, 1600, &r);
+	check_uint(r.line, ==, 4);
+	sym_lookup(s, PID_A, 0x1045, 1600, &r);
+	check_uint(r.line, ==, 2);
+	sym_lookup(s, PID_A, 0x10f0, 1600, &r);
+	check_uint(r.line, ==, 3);
+	check(sym_jit_source(s, 0)->lines_shifted);
 	sym_free(s);
 }
 
@@ -552,7 +617,10 @@ int main(void)
 	TEST(names_jit_code(), "JIT code named by function and line, through moves and reuse, by time");
 	TEST(other_clock(), "a dump on another clock: the last load in file order names an address");
 	TEST(perf_map_at_first_sample(), "a perf map read at a process's first sample in unmapped memory; a missing one counted");
+	TEST(perf_map_read_before_exec(),
+	     "a perf map read before its process's exec names the code after it; a fork's copy ends");
 	TEST(llvm_line_bias(), "a line table 0x40 past its code (LLVM's, V8's) is taken back; names that are not text dropped");
+	TEST(llvm_line_bias_inside(), "the same where no line lies past its code");
 	TEST(later_line_wins(), "of overlapping perf map lines the later names an address");
 	TEST(pids_and_forks(), "a dump's code is its mapping process's, and a forked child's");
 	TEST(files_come_first(), "a file mapping is never renamed by a JIT file");

@@ -298,7 +298,7 @@ struct dump_reading {
 	size_t first_code;	/* the dump's codes: j->codes[first_code..] */
 	bool tsc;
 	bool lines_in_head;	/* a line in a code's first 0x40 bytes */
-	bool lines_past_end;	/* a line past its code's end */
+	bool lines_kept;	/* a line kept in any code */
 };
 
 /*
@@ -367,8 +367,7 @@ static int set_lines(struct symbolizer *s, struct jit_code *c, const struct jit_
 			return -ENOMEM;
 		if (offset < LLVM_LINE_BIAS)
 			r->lines_in_head = true;
-		if (offset >= l->code_size)
-			r->lines_past_end = true;
+		r->lines_kept = true;
 		c->lines[c->nr_lines++] = (struct jit_code_line){ offset, in->line, j->last_file };
 	}
 	return 0;
@@ -378,15 +377,17 @@ static int set_lines(struct symbolizer *s, struct jit_code *c, const struct jit_
  * LLVM's PerfJITEventListener (every version to date) and V8 write each
  * line's address 0x40 past the code it describes: they make up for an
  * old perf that put the line table 0x40 short of the code in the ELF
- * file perf inject makes (fixed in 2020).  Such a dump has lines past
- * the end of their code, and none in the first 0x40 bytes of any, where
- * a dump that tells the truth has the functions' first lines: its lines
- * are taken back by 0x40.  Then lines outside their code are dropped.
+ * file perf inject makes (fixed in 2020).  Such a dump has no line in the
+ * first 0x40 bytes of any code, where a dump that tells the truth has the
+ * functions' first lines: its lines are taken back by 0x40.  (Lines past
+ * the end of their code often say it too, but not always: a function
+ * long enough after its last line has none; the test box's lli made such
+ * code.)  Then lines outside their code are dropped.
  */
 static void finish_lines(struct symbolizer *s, struct dump_reading *r)
 {
 	struct sym_jit *j = s->jit;
-	uint64_t bias = r->lines_past_end && !r->lines_in_head ? LLVM_LINE_BIAS : 0;
+	uint64_t bias = r->lines_kept && !r->lines_in_head ? LLVM_LINE_BIAS : 0;
 	size_t i, k, n;
 
 	if (bias)
@@ -586,13 +587,34 @@ int jit_fork(struct symbolizer *s, uint32_t parent, uint32_t child, uint64_t tim
 	       sym_list_fork(&s->jit->mapped, parent, child, time);
 }
 
-/* An exec ends the old image's JIT code, as its mappings. */
+/*
+ * An exec ends the old image's JIT code, as its mappings.  But a perf map
+ * has no times and is found by pid: the one the process wrote itself names
+ * its last image's code, so where it was read before this exec (for a
+ * sample of the child between fork and exec), its code starts here
+ * instead.  Copies of a parent's map, made at a fork, end.
+ */
 void jit_exec(struct symbolizer *s, uint32_t pid, uint64_t time)
 {
+	struct sym_map_list *l;
+	size_t i;
+
 	if (!s->jit)
 		return;
 	sym_list_end(&s->jit->dumped, pid, time);
-	sym_list_end(&s->jit->mapped, pid, time);
+	l = &s->jit->mapped;
+	for (i = 0; i < l->nr; i++) {
+		struct sym_map *m = &l->maps[i];
+
+		if (m->pid != pid || m->time > time || m->until <= time)
+			continue;
+		if (m->code->source->info.pid == pid) {
+			m->time = time;
+			l->unsorted = true;
+		} else {
+			m->until = time;
+		}
+	}
 }
 
 static void resolve_code(const struct jit_code *c, uint64_t offset, struct sym_result *r)

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# jit_box_test.sh: JITs nobody here wrote, under tailor record with
+# tailor.ko in the test box (6.1, TCG; tests/jit/jit-box-steps.sh): node
+# with --perf-prof (V8's jitdump) and --perf-basic-prof (its perf map),
+# and lli-14 running C that clang -g made into bitcode (LLVM's perf
+# listener).  Each recording must carry the JIT's file, and its report
+# must name the JIT's code from it: V8's optimized hot and cold hold most
+# of node's samples, hot more than twice cold's (it does three times the
+# work; natively 3.9 times the samples), and of the samples on the lines
+# of lli's program, its hot loop's line holds over 60% (it does three
+# quarters of the work) and its cold loop's over 10%, and the two over
+# 95%.  hot and cold are kept from being inlined into main: TCG takes a
+# timer interrupt only where a translation block starts, so every sample
+# of an inlined loop fell on its head, which LLVM's line table gave to
+# main's line.  The comparison with perf
+# on the same samples is native (tests/jit/jit_test.sh), where perf can
+# read the JIT's files; here tailor reads them from the recording alone.
+#
+# Skips what this machine lacks (node, lli-14, clang-14).  Prints TAP and
+# a "# Totals:" line.
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/jit-box-test
+TAP_EXCERPT="tail"
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+rm -rf "$out"
+mkdir -p "$out/payload"
+
+for tool in node lli-14 clang-14; do
+	if ! command -v "$tool" >/dev/null; then
+		skip "JITs in the box: no $tool here (scripts/setup.sh installs it)"
+		tap_totals
+		exit 0
+	fi
+done
+# hot does three times cold's work; both are optimized by V8 early on.
+cat >"$out/payload/hot.js" <<'JS'
+function hot(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
+function cold(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 3) % 1000033; return s; }
+let t = 0;
+for (let r = 0; r < 20; r++) { t += hot(3000000); t += cold(1000000); }
+console.log(t);
+JS
+cat >"$out/payload/loops.c" <<'C'
+#include <stdio.h>
+__attribute__((noinline)) static unsigned long hot(unsigned long n) { unsigned long x = 0; for (unsigned long i = 0; i < n; i++) x = x * 3 + i; return x; }
+__attribute__((noinline)) static unsigned long cold(unsigned long n) { unsigned long x = 1; for (unsigned long i = 0; i < n; i++) x = x * 5 + i; return x; }
+int main(void) { unsigned long s = 0; for (int r = 0; r < 8; r++) { s += hot(30000000); s += cold(10000000); } printf("%lu\n", s); return 0; }
+C
+clang-14 -g -O1 -emit-llvm -c "$out/payload/loops.c" -o "$out/payload/loops.bc"
+exports=()
+for name in node-perf-prof node-perf-basic-prof lli; do
+	for ext in csv dump log; do
+		exports+=("$name.$ext")
+	done
+done
+{
+	echo '#!/bin/sh'
+	echo '. /tailor/box-lib.sh'
+	echo 'box_load_module || exit 1'
+	echo '/tailor/jit-box-steps.sh /tailor/bin/tailor /tailor /tmp/work || exit 1'
+	echo 'box_export /tmp/work/lli.rec'
+	for f in "${exports[@]}"; do
+		echo "box_export '/tmp/work/$f'"
+	done
+} >"$out/in-box.sh"
+cp "$top/tests/jit/jit-box-steps.sh" "$out/payload/"
+"$top/tests/box/exec.sh" --box 6.1 --clang --node --timeout "${TAILOR_BOX_TIMEOUT:-900}" \
+	--payload "$out/payload" --script "$out/in-box.sh" --out "$out/box" >"$out/box.log" 2>&1
+rc=$?
+if [ $rc -eq 0 ]; then
+	ok "node and lli-14 under tailor record in the box"
+else
+	not_ok "the box run (exit $rc)" "$out/box.log"
+	tap_totals
+	exit 1
+fi
+grep -E '^(==|  [0-9]+ s)' "$out/box.log" | sed 's/^/# /'
+
+# share CSV NAME: the share of the first row whose name starts with NAME, 0 if none
+share() { awk -F, -v n="$2" 'index($1, n) == 1 { s = $4; exit } END { print s + 0 }' "$1"; }
+
+for mode in perf-prof perf-basic-prof; do
+	kind=jitdump
+	[ $mode = perf-prof ] || kind=perf-map
+	csv=$out/box/node-$mode.csv
+	if grep -q "^carried: $kind pid=" "$out/box/node-$mode.dump"; then
+		ok "node --$mode: the recording carries V8's $kind ($(head -n 1 "$out/box/node-$mode.dump"))"
+	else
+		not_ok "node --$mode: no $kind carried" "$out/box/node-$mode.log"
+	fi
+	hot=$(share "$csv" 'JS:*hot ') cold=$(share "$csv" 'JS:*cold ')
+	if awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h + c > 50 && h > 2 * c && c > 5) }'; then
+		ok "node --$mode: V8's code named from the recording, JS:*hot $hot%, JS:*cold $cold%"
+	else
+		not_ok "node --$mode: JS:*hot $hot%, JS:*cold $cold% (together over half, hot over twice cold expected)" "$csv"
+	fi
+done
+
+if grep -q '^carried: jitdump pid=' "$out/box/lli.dump"; then
+	ok "lli-14: the recording carries LLVM's jitdump"
+else
+	not_ok "lli-14: no jitdump carried" "$out/box/lli.log"
+fi
+# line_samples CSV [N]: the samples on loops.c's line N, or on all its
+# lines (its path is this host's)
+line_samples() {
+	awk -F, -v n="/loops.c:${2-}" '
+		{ tail = substr($1, length($1) - length(n) + 1) }
+		(n ~ /:$/ ? index($1, n) > 0 : tail == n) && $2 == "line" { s += $3 }
+		END { print s + 0 }' "$1"
+}
+all=$(line_samples "$out/box/lli.csv") h=$(line_samples "$out/box/lli.csv" 2)
+c=$(line_samples "$out/box/lli.csv" 3)
+if awk -v a="$all" -v h="$h" -v c="$c" 'BEGIN { exit !(a > 300 && h > 0.6 * a && c > 0.1 * a && h + c > 0.95 * a) }'; then
+	ok "lli-14: the loop lines named from the recording: of $all samples on loops.c, hot's line 2 $h, cold's line 3 $c"
+else
+	not_ok "lli-14: of $all samples on loops.c, hot's line 2 $h, cold's line 3 $c (over 300; over 60%, over 10%, together over 95% expected)" "$out/box/lli.csv"
+fi
+tap_totals
