@@ -76,12 +76,13 @@ uapi_test() {
 # an out and an in record each, or the bench's "kernel alone" row would
 # time less than the kernel's work.
 bench_sink_test() {
-	local w
+	local w rc
 	gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
 		-fno-sanitize-recover=all bench/sideband-sink.c -o "$out/sideband-sink" &&
 	make -s -C "$top" workloads &&
+	# Its output goes to the log whether it failed or not.
 	w=$("$out/sideband-sink" --switches --wakeups -- "$top/build/workloads/tw_pingpong" \
-		-n 500 2>&1) || return 1
+		-n 500 2>&1) || { rc=$?; echo "$w"; echo "sideband-sink: exit $rc"; return 1; }
 	echo "$w"
 	awk -F= '{ v[$1] = $2 } END {
 		if (v["sink_full"] != "no" || v["switches"] < 900 || v["sink_wakeups"] < 500 ||

@@ -6,6 +6,11 @@
 # exits non-zero if any step failed.  Each test prints its own TAP; the
 # host counts them from the "# Totals:" lines between the markers below.
 export TAILOR_KO=/tailor/tailor.ko
+# TAILOR_FUZZ_* from the host (run.sh), for tailor_fuzz_test.
+[ -f /tailor/kselftest/env ] && . /tailor/kselftest/env
+# The fuzzer makes 500k calls on the debug kernel (kmemleak marks it), about
+# 7 minutes; 100k on Debian's kernels.
+[ -e /sys/kernel/debug/kmemleak ] || export TAILOR_FUZZ_CALLS=${TAILOR_FUZZ_CALLS:-100000}
 rc=0
 
 # A kernel on jiffies fires the software clock at ticks, not at its period.

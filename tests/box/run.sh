@@ -38,8 +38,10 @@ done
 # shellcheck source=tests/box/host-lib.sh
 . "$top/tests/box/host-lib.sh"
 
-tests=${TAILOR_BOX_TESTS:-"tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_report_test tailor_tag_word_test tailor_module_test"}
+tests=${TAILOR_BOX_TESTS:-"tailor_session_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_report_test tailor_tag_word_test tailor_stress_test tailor_fuzz_test tailor_module_test"}
 append=""
+# The debug kernel's suite holds the fuzzer's 500k calls (about 7 minutes).
+timeout=900
 case $box in
 debug | debug-unstable)
 	"$top/tests/box/build-debug-kernel.sh"
@@ -48,6 +50,7 @@ debug | debug-unstable)
 	name=$box
 	if [ "$box" = debug ]; then
 		append="tsc=reliable"
+		timeout=1800
 	else
 		append="tsc=unstable"
 		tests="tailor_perf_clock_test"
@@ -81,12 +84,14 @@ cp "$top/tests/box/run-in-box.sh" "$payload/"
 cp "$top"/build/kselftest/tailor_*_test "$payload/kselftest/"
 # The module test reloads tailor.ko, so it goes last.
 printf '%s\n' $tests >"$payload/kselftest/order"
+# The fuzzer's settings (tailor_fuzz_test.c) go into the box as they are.
+env | grep -E '^TAILOR_FUZZ_[A-Z]+=[0-9]+$' | sed 's/^/export /' >"$payload/kselftest/env" || true
 
 TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
 set +e
 "$top/tests/box/boot.sh" --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
 	--log "$log" --append "$append" \
-	--timeout "${TAILOR_BOX_TIMEOUT:-900}" >"$out/boot.out" 2>&1
+	--timeout "${TAILOR_BOX_TIMEOUT:-$timeout}" >"$out/boot.out" 2>&1
 boot_rc=$?
 set -e
 tail -n 3 "$out/boot.out" | sed 's/^/   /'

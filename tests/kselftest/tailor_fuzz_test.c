@@ -1,0 +1,1109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tailor_fuzz_test: a syscall fuzzer for /dev/tailor, syzkaller's way on a
+ * small scale: random and mutated-valid calls from several processes and
+ * threads at once, against targets that fork, exec, exit and change
+ * credentials, while another thread tries to unload the module and loads
+ * it again whenever that works.
+ *
+ *   tailor_fuzz_test [--seed N] [--calls N] [--procs N] [--threads N]
+ *                    [--seconds N]
+ *
+ * (also TAILOR_FUZZ_SEED, _CALLS, _PROCS, _THREADS, _SECONDS).  Needs
+ * root and tailor.ko at $TAILOR_KO (default /tailor/tailor.ko); it loads
+ * the module with open_gid=4242 so that half the workers run as an
+ * unprivileged member of that group, and leaves it loaded with defaults.
+ *
+ * Each thread draws its calls from its own xorshift generator seeded with
+ * (seed, process, thread): the calls of one thread repeat with the seed,
+ * their interleaving does not.  A call is one of: open (blocking or not),
+ * close, dup, every ioctl with valid, mutated and random arguments and
+ * sizes (a neighbouring _IOC size, a random command, NULL, kernel, unmapped,
+ * read-only and page-straddling pointers), read with odd sizes into good
+ * and bad buffers, poll, and a fork whose child uses the inherited files
+ * and exits.  Files are shared by the threads of a process, so STOP,
+ * CONFIGURE and close race against reads on the same session, and signals
+ * interrupt blocked reads.
+ *
+ * What it checks besides the kernel staying up (the box fails on any
+ * KASAN, lockdep, WARN or kmemleak report, an oops, or a hang):
+ *  - a configuration with a reserved field set is refused with -EINVAL;
+ *  - read() returns whole records of the configured size;
+ *  - a session that excludes kernel samples (and every unprivileged one,
+ *    which cannot have them) delivers no kernel IP;
+ *  - an unprivileged worker never starts a session on a root process;
+ *  - counters: produced == delivered + lost + queued once stopped.
+ * A violation fails the test with the call that broke it.  At the end it
+ * prints calls made, sessions configured and started, samples read, module
+ * unloads and loads, and errors by errno.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "uapi/tailor.h"
+
+#define TAILOR_KO_DEFAULT	"/tailor/tailor.ko"
+#define FUZZ_GID		4242
+#define FUZZ_UID		4242
+#define MAX_PROCS		8
+#define MAX_THREADS		8
+#define FDS_PER_PROC		12
+#define NR_TARGETS		6
+#define PAGE			4096
+#define KERNEL_START		0xffff800000000000ull
+
+enum op {
+	OP_OPEN, OP_CLOSE, OP_DUP, OP_INFO, OP_CONFIGURE, OP_START, OP_STOP,
+	OP_STATS, OP_RAW_IOCTL, OP_READ, OP_POLL, OP_FORK, OP_PRIVATE,
+	NR_OPS
+};
+
+static const char *const op_names[NR_OPS] = {
+	"open", "close", "dup", "info", "configure", "start", "stop", "stats",
+	"raw ioctl", "read", "poll", "fork", "private session",
+};
+
+/* Relative weights of the calls. */
+static const unsigned int op_weight[NR_OPS] = {
+	[OP_OPEN] = 8, [OP_CLOSE] = 5, [OP_DUP] = 2, [OP_INFO] = 3,
+	[OP_CONFIGURE] = 14, [OP_START] = 6, [OP_STOP] = 6, [OP_STATS] = 8,
+	[OP_RAW_IOCTL] = 10, [OP_READ] = 16, [OP_POLL] = 6, [OP_FORK] = 1,
+	[OP_PRIVATE] = 2,
+};
+
+/* Shared by every process of the run (MAP_SHARED). */
+struct shared {
+	uint64_t budget;		/* calls to make in all */
+	uint64_t calls;
+	uint64_t by_op[NR_OPS], ok_by_op[NR_OPS];
+	uint64_t by_errno[160];
+	uint64_t configured, started, samples, private_sessions;
+	uint64_t unloads, loads, unload_refused;
+	uint64_t violations;
+	int stop;
+	int quiet;			/* workers close their files: see unloader_main() */
+	uint64_t quiet_gen;		/* the quiet spell's number */
+	uint64_t quiet_acks;		/* threads that closed their files in it */
+	char violation[512];
+	pid_t root_targets[NR_TARGETS];
+	pid_t user_targets[NR_TARGETS];
+};
+
+static struct shared *sh;
+static uint64_t seed = 1;
+static unsigned int nr_procs = 4, nr_threads = 3;
+static const char *ko_path = TAILOR_KO_DEFAULT;
+
+/* Memory that makes the kernel fault: see setup_memory(). */
+static uint8_t *rw_page;	/* read-write, followed by ... */
+static uint8_t *guard_page;	/* ... no access */
+static uint8_t *ro_page;	/* read-only */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t next(struct rng *r)
+{
+	/* xorshift64*: small, fast and good enough to pick calls. */
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t below(struct rng *r, uint64_t n)
+{
+	return n ? next(r) % n : 0;
+}
+
+static bool one_in(struct rng *r, unsigned int n)
+{
+	return below(r, n) == 0;
+}
+
+static void count_call(enum op op, long ret)
+{
+	__atomic_fetch_add(&sh->calls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&sh->by_op[op], 1, __ATOMIC_RELAXED);
+	if (ret >= 0)
+		__atomic_fetch_add(&sh->ok_by_op[op], 1, __ATOMIC_RELAXED);
+	else if (-ret < (long)(sizeof(sh->by_errno) / sizeof(sh->by_errno[0])))
+		__atomic_fetch_add(&sh->by_errno[-ret], 1, __ATOMIC_RELAXED);
+}
+
+static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void violation(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_fetch_add(&sh->violations, 1, __ATOMIC_RELAXED) == 0) {
+		va_start(ap, fmt);
+		vsnprintf(sh->violation, sizeof(sh->violation), fmt, ap);
+		va_end(ap);
+	}
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+}
+
+static bool done(void)
+{
+	return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&sh->calls, __ATOMIC_RELAXED) >= sh->budget;
+}
+
+/* ---- arguments ---- */
+
+static uint64_t boundary_u64(struct rng *r)
+{
+	static const uint64_t v[] = {
+		0, 1, 2, 3, 7, 8, 63, 64, 1000, 4096, 32768, 65536, 1000000,
+		TAILOR_MAX_FREQ, TAILOR_MAX_FREQ + 1, TAILOR_MIN_TIMER_NS - 1,
+		TAILOR_MIN_TIMER_NS, 0x7fffffff, 0x80000000, 0xffffffff,
+		0x100000000ull, INT64_MAX, (uint64_t)INT64_MIN, UINT64_MAX,
+		UINT64_MAX - 1,
+	};
+
+	return one_in(r, 4) ? next(r) : v[below(r, sizeof(v) / sizeof(v[0]))];
+}
+
+/* A pointer the kernel must cope with; @len bytes are wanted there. */
+static void *bad_pointer(struct rng *r, size_t len)
+{
+	switch (below(r, 7)) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)1;
+	case 2:
+		return (void *)0xffffffff81000000ull;	/* kernel text */
+	case 3:
+		return guard_page;
+	case 4:		/* the last bytes before the guard page */
+		return rw_page + PAGE - (len > 1 ? below(r, len - 1) + 1 : 1);
+	case 5:
+		return ro_page;
+	default:
+		return (void *)(uintptr_t)next(r);
+	}
+}
+
+static pid_t pick_target(struct rng *r)
+{
+	switch (below(r, 10)) {
+	case 0:
+		return getpid();
+	case 1:
+		return (pid_t)boundary_u64(r);
+	case 2:
+		return 1;
+	case 3: case 4: case 5:
+		return __atomic_load_n(&sh->root_targets[below(r, NR_TARGETS)], __ATOMIC_RELAXED);
+	default:
+		return __atomic_load_n(&sh->user_targets[below(r, NR_TARGETS)], __ATOMIC_RELAXED);
+	}
+}
+
+static bool root_owned(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	return pid > 0 && !stat(path, &st) && st.st_uid == 0;
+}
+
+/* A valid configuration, then mutated; @reserved says if one was set. */
+static void make_config(struct rng *r, struct tailor_config *c, bool *reserved)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->abi_version = TAILOR_ABI_VERSION;
+	c->source = TAILOR_SOURCE_TIMER;
+	c->flags = TAILOR_CFG_EXCLUDE_KERNEL | (one_in(r, 2) ? TAILOR_CFG_CHILDREN : 0);
+	c->target_pid = pick_target(r);
+	c->timer_period_ns = 1000000;
+	c->ring_records = one_in(r, 2) ? 64 << below(r, 6) : 0;
+	*reserved = false;
+	/* Mutations: most calls get one or two, some many. */
+	for (int n = (int)below(r, one_in(r, 8) ? 12 : 3); n > 0; n--) {
+		switch (below(r, 16)) {
+		case 0: c->size = (uint32_t)boundary_u64(r); break;
+		case 1: c->abi_version = (uint32_t)below(r, 6); break;
+		case 2: c->source = (uint32_t)below(r, 5); break;
+		case 3: c->flags = (uint32_t)below(r, TAILOR_CFG_FLAGS_ALL + 1); break;
+		case 4: c->flags = (uint32_t)next(r); break;
+		case 5: c->timer_period_ns = boundary_u64(r); break;
+		case 6: c->sample_freq = boundary_u64(r); break;
+		case 7: c->sample_period = boundary_u64(r); break;
+		case 8: c->regs_mask = one_in(r, 2) ? boundary_u64(r) :
+				      one_in(r, 2) ? TAILOR_REGS_CAPTURABLE : TAILOR_REGS_GPR;
+			break;
+		case 9: c->ring_records = (uint32_t)boundary_u64(r); break;
+		case 10: c->wakeup_records = (uint32_t)boundary_u64(r); break;
+		case 11: c->flags |= TAILOR_CFG_TAG_WORD;
+			 c->tag_word_offset = one_in(r, 2) ? -8 * (int64_t)below(r, 8) :
+						 (int64_t)boundary_u64(r);
+			 break;
+		case 12: c->reserved[below(r, 3)] = next(r) | 1; *reserved = true; break;
+		case 13: c->event_type = (uint32_t)below(r, 6); c->precise = (uint32_t)below(r, 5);
+			 c->event_config = boundary_u64(r);
+			 break;
+		case 14: c->flags |= TAILOR_CFG_ALL_CPUS; break;
+		default: c->target_pid = pick_target(r); break;
+		}
+	}
+}
+
+/* ---- one process's files ---- */
+
+struct proc_files {
+	int fd[FDS_PER_PROC];
+};
+
+static struct proc_files files;
+
+static int random_fd(struct rng *r)
+{
+	/*
+	 * -1 and numbers nothing has open.  Never 0-2: the box's console
+	 * takes tty ioctls, and a blocking read there would wait for input.
+	 */
+	if (one_in(r, 40))
+		return one_in(r, 2) ? -1 : 1000 + (int)below(r, 64);
+	return __atomic_load_n(&files.fd[below(r, FDS_PER_PROC)], __ATOMIC_RELAXED);
+}
+
+static long sys_ret(long ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+static void check_records(const uint8_t *buf, long got, uint32_t record_size, bool no_kernel,
+			  const char *what)
+{
+	if (got <= 0)
+		return;
+	if (record_size && got % record_size)
+		violation("%s: read returned %ld bytes, not whole %u-byte records", what, got,
+			  record_size);
+	if (!no_kernel || !record_size)
+		return;
+	for (long off = 0; off + (long)sizeof(struct tailor_sample) <= got; off += record_size) {
+		const struct tailor_sample *s = (const void *)(buf + off);
+
+		if ((tailor_who_flags(s->who) & TAILOR_SF_KERNEL) || s->ip >= KERNEL_START)
+			violation("%s: a kernel IP %#llx in a session without kernel samples",
+				  what, (unsigned long long)s->ip);
+	}
+	__atomic_fetch_add(&sh->samples, (uint64_t)got / record_size, __ATOMIC_RELAXED);
+}
+
+static void do_ioctl_config(struct rng *r, int fd, bool privileged)
+{
+	struct tailor_config cfg, *arg = &cfg;
+	bool reserved;
+	long ret;
+
+	make_config(r, &cfg, &reserved);
+	if (one_in(r, 12))
+		arg = bad_pointer(r, sizeof(cfg));
+	ret = sys_ret(ioctl(fd, TAILOR_IOC_CONFIGURE, arg));
+	count_call(OP_CONFIGURE, ret);
+	if (arg != &cfg || ret < 0)
+		return;
+	__atomic_fetch_add(&sh->configured, 1, __ATOMIC_RELAXED);
+	if (reserved)
+		violation("configure with reserved[] set returned 0, not -EINVAL");
+	if (!privileged && (cfg.flags_used & TAILOR_CFG_ALL_CPUS))
+		violation("an unprivileged session was configured for all CPUs");
+}
+
+static void do_raw_ioctl(struct rng *r, int fd)
+{
+	static const unsigned int cmds[] = {
+		TAILOR_IOC_INFO, TAILOR_IOC_CONFIGURE, TAILOR_IOC_START, TAILOR_IOC_STOP,
+		TAILOR_IOC_STATS,
+	};
+	unsigned int cmd = cmds[below(r, 5)];
+	uint8_t buf[512];
+	void *arg = buf;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)next(r);
+	/* A size field that fits the struct now and then. */
+	if (one_in(r, 2))
+		((uint32_t *)buf)[0] = one_in(r, 2) ? sizeof(struct tailor_config) :
+				       sizeof(struct tailor_stats);
+	switch (below(r, 4)) {
+	case 0:	/* the same command with another size in its number */
+		cmd = _IOC(_IOC_DIR(cmd), TAILOR_IOC_MAGIC, _IOC_NR(cmd),
+			   (unsigned int)below(r, 1 << _IOC_SIZEBITS));
+		break;
+	case 1:	/* another number, direction or magic */
+		cmd = one_in(r, 2) ? (unsigned int)next(r) :
+		      _IOC((unsigned int)below(r, 4), TAILOR_IOC_MAGIC, (unsigned int)below(r, 16),
+			   (unsigned int)below(r, 256));
+		/*
+		 * The VFS answers some commands for every file before the
+		 * driver sees them: FIFREEZE ('X') would freeze devtmpfs.
+		 */
+		if (_IOC_TYPE(cmd) == 'X' || _IOC_TYPE(cmd) == 'f' || _IOC_TYPE(cmd) == 0x94)
+			cmd = TAILOR_IOC_STATS + 1;
+		break;
+	default:
+		break;
+	}
+	if (one_in(r, 4))
+		arg = bad_pointer(r, 64);
+	count_call(OP_RAW_IOCTL, sys_ret(ioctl(fd, cmd, arg)));
+}
+
+static void do_stats(struct rng *r, int fd)
+{
+	struct tailor_cpu_stats cpus[16];
+	struct tailor_stats st = { .size = sizeof(st) }, *arg = &st;
+
+	switch (below(r, 5)) {
+	case 0: st.cpus = (uintptr_t)cpus; st.nr_cpus = 16; break;
+	case 1: st.cpus = (uintptr_t)bad_pointer(r, sizeof(cpus)); st.nr_cpus = (uint32_t)next(r); break;
+	case 2: st.cpus = (uintptr_t)(rw_page + PAGE - sizeof(cpus[0]));
+		st.nr_cpus = (uint32_t)below(r, 64);
+		break;
+	case 3: arg = bad_pointer(r, sizeof(st)); break;
+	default: break;
+	}
+	if (one_in(r, 10))
+		st.size = (uint32_t)boundary_u64(r);
+	count_call(OP_STATS, sys_ret(ioctl(fd, TAILOR_IOC_STATS, arg)));
+}
+
+static void do_read(struct rng *r, int fd)
+{
+	static const size_t sizes[] = { 0, 1, 7, 23, 24, 31, 32, 33, 40, 48, 4095, 4096, 65536 };
+	uint8_t *buf = malloc(65536);
+	size_t len = sizes[below(r, sizeof(sizes) / sizeof(sizes[0]))];
+	void *to = buf;
+	long ret;
+
+	if (!buf)
+		return;
+	if (one_in(r, 6))
+		to = bad_pointer(r, len);
+	ret = sys_ret(read(fd, to, len));
+	count_call(OP_READ, ret);
+	/* Shared files: another thread may have reconfigured; sizes only. */
+	if (to == buf && ret > 0 && ret % 8)
+		violation("read of %zu bytes returned %ld: not 8-byte records", len, ret);
+	free(buf);
+}
+
+static void do_poll(struct rng *r, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = (short)(POLLIN | (one_in(r, 4) ? POLLOUT : 0)) };
+
+	count_call(OP_POLL, sys_ret(poll(&p, 1, (int)below(r, 3))));
+}
+
+static void do_open(struct rng *r)
+{
+	int flags = O_RDWR | O_CLOEXEC | (one_in(r, 3) ? 0 : O_NONBLOCK);
+	int fd = open(TAILOR_DEVICE, one_in(r, 20) ? O_RDONLY : flags);
+	int slot = (int)below(r, FDS_PER_PROC), old;
+
+	count_call(OP_OPEN, fd < 0 ? -errno : fd);
+	if (fd < 0)
+		return;
+	old = __atomic_exchange_n(&files.fd[slot], fd, __ATOMIC_RELAXED);
+	if (old >= 0)
+		count_call(OP_CLOSE, sys_ret(close(old)));
+}
+
+static void do_close(struct rng *r)
+{
+	int old = __atomic_exchange_n(&files.fd[below(r, FDS_PER_PROC)], -1, __ATOMIC_RELAXED);
+
+	if (old >= 0)
+		count_call(OP_CLOSE, sys_ret(close(old)));
+}
+
+static void do_dup(struct rng *r)
+{
+	int fd = random_fd(r), copy = fd >= 0 ? dup(fd) : -1;
+
+	count_call(OP_DUP, copy < 0 ? -errno : copy);
+	if (copy >= 0) {
+		int old = __atomic_exchange_n(&files.fd[below(r, FDS_PER_PROC)], copy,
+					      __ATOMIC_RELAXED);
+		if (old >= 0)
+			close(old);
+	}
+}
+
+/*
+ * A child that uses the files it inherited, then exits with them open
+ * (killed by SIGALRM if a read blocks: a reader killed mid-session).
+ */
+static void do_fork(struct rng *r)
+{
+	pid_t pid = fork();
+
+	count_call(OP_FORK, pid < 0 ? -errno : pid);
+	if (pid == 0) {
+		struct rng child = { next(r) | 1 };
+
+		/* No thread here to interrupt a blocked read: SIGALRM ends it. */
+		alarm(2);
+
+		for (int i = 0; i < 20; i++) {
+			int fd = random_fd(&child);
+
+			if (one_in(&child, 2))
+				do_read(&child, fd);
+			else
+				count_call(OP_STOP, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
+		}
+		_exit(0);
+	}
+	/* Signals interrupt the wait too; the child must be gone before we go on. */
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * A session this thread alone uses, so its answers can be checked: the
+ * configuration it asked for is the one in force.
+ */
+static void private_session(struct rng *r, bool privileged)
+{
+	struct tailor_config cfg;
+	struct tailor_stats st = { .size = sizeof(st) };
+	uint8_t *buf = malloc(65536);
+	int fd = open(TAILOR_DEVICE, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	bool reserved, root_target;
+	long ret;
+
+	count_call(OP_PRIVATE, fd < 0 ? -errno : 0);
+	if (fd < 0 || !buf)
+		goto out;
+	make_config(r, &cfg, &reserved);
+	if (one_in(r, 2)) {	/* mostly valid here, to get samples */
+		memset(&cfg.reserved, 0, sizeof(cfg.reserved));
+		cfg.size = sizeof(cfg);
+		reserved = false;
+	}
+	root_target = root_owned(cfg.target_pid);
+	ret = sys_ret(ioctl(fd, TAILOR_IOC_CONFIGURE, &cfg));
+	count_call(OP_CONFIGURE, ret);
+	if (ret < 0)
+		goto out;
+	__atomic_fetch_add(&sh->private_sessions, 1, __ATOMIC_RELAXED);
+	if (reserved)
+		violation("configure with reserved[] set returned 0, not -EINVAL");
+	ret = sys_ret(ioctl(fd, TAILOR_IOC_START));
+	count_call(OP_START, ret);
+	if (ret == 0) {
+		__atomic_fetch_add(&sh->started, 1, __ATOMIC_RELAXED);
+		if (!privileged && root_target && !(cfg.flags_used & TAILOR_CFG_ALL_CPUS) &&
+		    root_owned(cfg.target_pid))
+			violation("an unprivileged worker started a session on root's process %d",
+				  cfg.target_pid);
+	}
+	for (int i = 0; i < 4; i++) {
+		usleep(500 * (useconds_t)below(r, 4));
+		ret = sys_ret(read(fd, buf, 65536));
+		count_call(OP_READ, ret);
+		check_records(buf, ret, cfg.record_size,
+			      !privileged || (cfg.flags_used & TAILOR_CFG_EXCLUDE_KERNEL),
+			      privileged ? "private session" : "unprivileged session");
+	}
+	count_call(OP_STOP, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
+	while ((ret = sys_ret(read(fd, buf, 65536))) > 0)
+		check_records(buf, ret, cfg.record_size,
+			      !privileged || (cfg.flags_used & TAILOR_CFG_EXCLUDE_KERNEL),
+			      "draining a stopped session");
+	ret = sys_ret(ioctl(fd, TAILOR_IOC_STATS, &st));
+	count_call(OP_STATS, ret);
+	if (ret == 0 && !st.running &&
+	    st.total.produced != st.total.delivered + st.total.lost + st.total.queued)
+		violation("stopped session: produced %llu != delivered %llu + lost %llu + queued %llu",
+			  (unsigned long long)st.total.produced,
+			  (unsigned long long)st.total.delivered,
+			  (unsigned long long)st.total.lost, (unsigned long long)st.total.queued);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
+struct worker {
+	pthread_t thread;
+	struct rng rng;
+	bool privileged;
+	uint64_t quiet_gen;	/* the last quiet spell it closed its files for */
+};
+
+static enum op pick_op(struct rng *r)
+{
+	unsigned int total = 0, x;
+	int op;
+
+	for (op = 0; op < NR_OPS; op++)
+		total += op_weight[op];
+	x = (unsigned int)below(r, total);
+	for (op = 0; op < NR_OPS; op++) {
+		if (x < op_weight[op])
+			return (enum op)op;
+		x -= op_weight[op];
+	}
+	return OP_INFO;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct rng *r = &w->rng;
+
+	while (!done()) {
+		enum op op = pick_op(r);
+		int fd = random_fd(r);
+		struct tailor_info info = { .size = sizeof(info) };
+
+		if (__atomic_load_n(&sh->quiet, __ATOMIC_ACQUIRE)) {
+			uint64_t gen = __atomic_load_n(&sh->quiet_gen, __ATOMIC_ACQUIRE);
+
+			/* Every file this thread stored is in the table by now. */
+			for (int i = 0; i < FDS_PER_PROC; i++) {
+				int old = __atomic_exchange_n(&files.fd[i], -1, __ATOMIC_RELAXED);
+
+				if (old >= 0)
+					count_call(OP_CLOSE, sys_ret(close(old)));
+			}
+			if (gen != w->quiet_gen) {
+				w->quiet_gen = gen;
+				__atomic_fetch_add(&sh->quiet_acks, 1, __ATOMIC_RELEASE);
+			}
+			if (op == OP_OPEN || op == OP_DUP || op == OP_PRIVATE || op == OP_FORK)
+				op = OP_STATS;	/* on a closed file now */
+			/* Slowly: calls on closed files would crowd out the rest. */
+			usleep(5000);
+		}
+
+		switch (op) {
+		case OP_OPEN: do_open(r); break;
+		case OP_CLOSE: do_close(r); break;
+		case OP_DUP: do_dup(r); break;
+		case OP_INFO:
+			count_call(op, sys_ret(ioctl(fd, TAILOR_IOC_INFO,
+						     one_in(r, 4) ? bad_pointer(r, sizeof(info)) :
+						     (void *)&info)));
+			break;
+		case OP_CONFIGURE: do_ioctl_config(r, fd, w->privileged); break;
+		case OP_START:
+			count_call(op, sys_ret(ioctl(fd, TAILOR_IOC_START)));
+			break;
+		case OP_STOP:
+			count_call(op, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
+			break;
+		case OP_STATS: do_stats(r, fd); break;
+		case OP_RAW_IOCTL: do_raw_ioctl(r, fd); break;
+		case OP_READ: do_read(r, fd); break;
+		case OP_POLL: do_poll(r, fd); break;
+		case OP_FORK: do_fork(r); break;
+		case OP_PRIVATE: private_session(r, w->privileged); break;
+		default: break;
+		}
+	}
+	return NULL;
+}
+
+static void on_poke(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * One fuzzing process: @threads threads sharing its files.  A read that
+ * blocks on a session with nothing to sample (its target asleep) would
+ * hold its file, and the module, for the rest of the run: every 20-70 ms
+ * each thread gets a signal that interrupts whatever call it is in.
+ */
+static void fuzz_process(unsigned int index, bool privileged)
+{
+	struct sigaction poke = { .sa_handler = on_poke };	/* no SA_RESTART */
+	struct worker w[MAX_THREADS];
+	struct rng r = { seed ^ (index + 1) };
+	unsigned int i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (!privileged) {
+		gid_t gid = FUZZ_GID;
+
+		if (setgroups(1, &gid) || setresgid(FUZZ_GID, FUZZ_GID, FUZZ_GID) ||
+		    setresuid(FUZZ_UID, FUZZ_UID, FUZZ_UID)) {
+			perror("tailor_fuzz_test: dropping privileges");
+			_exit(2);
+		}
+	}
+	for (i = 0; i < FDS_PER_PROC; i++)
+		files.fd[i] = -1;
+	sigaction(SIGUSR1, &poke, NULL);
+	for (i = 0; i < nr_threads; i++) {
+		w[i].rng.s = (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)index << 32) ^ (i + 1);
+		w[i].rng.s |= 1;
+		w[i].privileged = privileged;
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i])) {
+			perror("tailor_fuzz_test: pthread_create");
+			_exit(2);
+		}
+	}
+	while (!done()) {
+		usleep(20000 + (useconds_t)below(&r, 50000));
+		for (i = 0; i < nr_threads; i++)
+			pthread_kill(w[i].thread, SIGUSR1);
+	}
+	for (i = 0; i < nr_threads; i++)
+		pthread_join(w[i].thread, NULL);
+	_exit(0);
+}
+
+/* ---- targets ---- */
+
+static void spin_ms(unsigned int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/*
+ * A target's life, by kind: spin and exit; spin while forking children
+ * that exit; exec itself again (a new image, the same pid); exec the
+ * setuid copy of this program (credentials change under a session).
+ */
+static void target_main(unsigned int kind, const char *self, const char *suid)
+{
+	char ms[16];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	switch (kind % 4) {
+	case 0:
+		spin_ms(50 + (kind % 16) * 7);
+		_exit(0);
+	case 1:
+		for (int i = 0; i < 20; i++) {
+			pid_t c = fork();
+
+			if (c == 0) {
+				spin_ms(2);
+				_exit(0);
+			}
+			spin_ms(5);
+			if (c > 0)
+				waitpid(c, NULL, 0);
+		}
+		_exit(0);
+	case 2:
+		spin_ms(20);
+		snprintf(ms, sizeof(ms), "%u", 40 + kind % 16);
+		execl(self, self, "--spin-ms", ms, (char *)NULL);
+		_exit(1);
+	default:
+		spin_ms(20);
+		snprintf(ms, sizeof(ms), "%u", 40 + kind % 16);
+		execl(suid, suid, "--spin-ms", ms, (char *)NULL);
+		_exit(1);
+	}
+}
+
+static pid_t spawn_target(unsigned int kind, bool as_user, const char *self, const char *suid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (as_user) {
+			gid_t gid = FUZZ_GID;
+
+			if (setgroups(1, &gid) || setresgid(FUZZ_GID, FUZZ_GID, FUZZ_GID) ||
+			    setresuid(FUZZ_UID, FUZZ_UID, FUZZ_UID))
+				_exit(2);
+		}
+		target_main(kind, self, suid);
+	}
+	return pid;
+}
+
+/* ---- the module ---- */
+
+static int unload_module(void)
+{
+	return syscall(SYS_delete_module, "tailor", O_NONBLOCK) ? -errno : 0;
+}
+
+static int load_module(const char *params)
+{
+	int fd = open(ko_path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static bool module_loaded(void)
+{
+	return access("/sys/module/tailor", F_OK) == 0;
+}
+
+/* Who holds /dev/tailor open, and where its threads wait: for a report. */
+static void show_holders(void)
+{
+	char path[1024], link[256], line[256];
+	FILE *f = fopen("/sys/module/tailor/refcnt", "r");
+	DIR *procs = opendir("/proc"), *fds, *tasks;
+	struct dirent *p, *d, *t;
+
+	if (f && fgets(line, sizeof(line), f))
+		printf("# tailor.ko refcnt %s", line);
+	if (f)
+		fclose(f);
+	while (procs && (p = readdir(procs))) {
+		bool holds = false;
+
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		while (fds && (d = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, d->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0 && (link[n] = 0, strstr(link, "tailor"))) {
+				printf("# pid %s fd %s -> %s\n", p->d_name, d->d_name, link);
+				holds = true;
+			}
+		}
+		if (fds)
+			closedir(fds);
+		if (!holds)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		while (tasks && (t = readdir(tasks))) {
+			if (t->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/wchan", p->d_name, t->d_name);
+			f = fopen(path, "r");
+			if (f && fgets(line, sizeof(line), f))
+				printf("#   task %s waits in %s\n", t->d_name, line);
+			if (f)
+				fclose(f);
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	if (procs)
+		closedir(procs);
+}
+
+/*
+ * Tries to unload while sessions run; loads again when it worked.  About
+ * every half second a quiet spell: every worker thread closes its
+ * process's files and opens none until the spell ends, while it goes on
+ * calling.  Once all have, nothing holds the module, and the unload must
+ * work: a refusal then is a reference leaked.
+ */
+static void *unloader_main(void *arg)
+{
+	struct rng r = { seed ^ 0xabcdef };
+	uint64_t all = (uint64_t)nr_procs * nr_threads;
+
+	(void)arg;
+	while (!done()) {
+		bool quiet = one_in(&r, 40);
+		int ret, i;
+
+		usleep(2000 + (useconds_t)below(&r, 20000));
+		if (quiet) {
+			__atomic_store_n(&sh->quiet_acks, 0, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&sh->quiet_gen, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&sh->quiet, 1, __ATOMIC_RELEASE);
+			/* Blocked reads end at the next signal (fuzz_process()). */
+			for (i = 0; i < 3000 && !done() &&
+			     __atomic_load_n(&sh->quiet_acks, __ATOMIC_ACQUIRE) < all; i++)
+				usleep(1000);
+			quiet = __atomic_load_n(&sh->quiet_acks, __ATOMIC_ACQUIRE) >= all;
+		}
+		ret = unload_module();
+		/* A release still on its way (another CPU): a moment. */
+		for (i = 0; quiet && ret == -EWOULDBLOCK && i < 100; i++) {
+			usleep(10000);
+			ret = unload_module();
+		}
+		if (ret == 0) {
+			__atomic_fetch_add(&sh->unloads, 1, __ATOMIC_RELAXED);
+			usleep((useconds_t)below(&r, 3000));
+			if (load_module("open_gid=4242") == 0)
+				__atomic_fetch_add(&sh->loads, 1, __ATOMIC_RELAXED);
+			else
+				violation("tailor.ko could not be loaded again after an unload");
+		} else if (quiet) {
+			show_holders();
+			violation("every worker had closed its files, and the unload still got %s",
+				  strerror(-ret));
+		} else {
+			__atomic_fetch_add(&sh->unload_refused, 1, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&sh->quiet, 0, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* ---- the run ---- */
+
+static void setup_memory(void)
+{
+	uint8_t *m = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (m == MAP_FAILED) {
+		perror("tailor_fuzz_test: mmap");
+		exit(1);
+	}
+	rw_page = m;
+	guard_page = m + PAGE;
+	ro_page = m + 2 * PAGE;
+	memset(rw_page, 0x5a, PAGE);
+	if (mprotect(guard_page, PAGE, PROT_NONE) || mprotect(ro_page, PAGE, PROT_READ)) {
+		perror("tailor_fuzz_test: mprotect");
+		exit(1);
+	}
+}
+
+/* A setuid-root copy of this program for the credential-changing target. */
+static int make_suid_copy(const char *self, const char *suid)
+{
+	char buf[65536];
+	int in = open(self, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	if (in < 0)
+		return -1;
+	out = open(suid, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			n = -1;
+	close(in);
+	if (close(out) || n < 0 || chmod(suid, 04755))
+		return -1;
+	return 0;
+}
+
+static uint64_t env_or(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : def;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void print_report(double seconds)
+{
+	printf("# seed %llu: %llu calls in %.1f s (%.0f/s) from %u processes x %u threads\n",
+	       (unsigned long long)seed, (unsigned long long)sh->calls, seconds,
+	       (double)sh->calls / (seconds > 0 ? seconds : 1), nr_procs, nr_threads);
+	printf("# sessions: %llu configured, %llu private, %llu started; %llu samples read\n",
+	       (unsigned long long)sh->configured, (unsigned long long)sh->private_sessions,
+	       (unsigned long long)sh->started, (unsigned long long)sh->samples);
+	printf("# module: %llu unloads and %llu loads under fire, %llu unloads refused (busy)\n",
+	       (unsigned long long)sh->unloads, (unsigned long long)sh->loads,
+	       (unsigned long long)sh->unload_refused);
+	for (int op = 0; op < NR_OPS; op++)
+		printf("#   %-16s %9llu calls, %9llu succeeded\n", op_names[op],
+		       (unsigned long long)sh->by_op[op], (unsigned long long)sh->ok_by_op[op]);
+	printf("# errors by errno:");
+	for (size_t e = 1; e < sizeof(sh->by_errno) / sizeof(sh->by_errno[0]); e++)
+		if (sh->by_errno[e])
+			printf(" %s %llu", strerrorname_np((int)e) ? strerrorname_np((int)e) : "?",
+			       (unsigned long long)sh->by_errno[e]);
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	char suid[4096 + 32];
+	pid_t procs[MAX_PROCS];
+	pthread_t unloader;
+	char self[4096];
+	uint64_t calls, seconds;
+	double t0;
+	ssize_t n;
+	unsigned int i, kind = 0;
+	int pass;
+
+	/* The targets this program becomes: spin, then exit. */
+	if (argc == 3 && !strcmp(argv[1], "--spin-ms")) {
+		spin_ms((unsigned int)strtoul(argv[2], NULL, 10));
+		return 0;
+	}
+	seed = env_or("TAILOR_FUZZ_SEED", (uint64_t)time(NULL));
+	calls = env_or("TAILOR_FUZZ_CALLS", 500000);
+	seconds = env_or("TAILOR_FUZZ_SECONDS", 1800);
+	nr_procs = (unsigned int)env_or("TAILOR_FUZZ_PROCS", nr_procs);
+	nr_threads = (unsigned int)env_or("TAILOR_FUZZ_THREADS", nr_threads);
+	for (int a = 1; a + 1 < argc; a += 2) {
+		uint64_t v = strtoull(argv[a + 1], NULL, 0);
+
+		if (!strcmp(argv[a], "--seed"))
+			seed = v;
+		else if (!strcmp(argv[a], "--calls"))
+			calls = v;
+		else if (!strcmp(argv[a], "--procs"))
+			nr_procs = (unsigned int)v;
+		else if (!strcmp(argv[a], "--threads"))
+			nr_threads = (unsigned int)v;
+		else if (!strcmp(argv[a], "--seconds"))
+			seconds = v;
+		else {
+			fprintf(stderr, "usage: %s [--seed N] [--calls N] [--procs N] [--threads N] [--seconds N]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!nr_procs || nr_procs > MAX_PROCS || !nr_threads || nr_threads > MAX_THREADS) {
+		fprintf(stderr, "tailor_fuzz_test: 1..%d processes and 1..%d threads\n", MAX_PROCS,
+			MAX_THREADS);
+		return 2;
+	}
+	if (getenv("TAILOR_KO"))
+		ko_path = getenv("TAILOR_KO");
+	printf("TAP version 13\n1..1\n");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (geteuid() != 0) {
+		printf("ok 1 # SKIP needs root\n# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0\n");
+		return 4;
+	}
+	/* Beside this program: the box mounts /tmp nosuid. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		snprintf(suid, sizeof(suid), "%.*s/tailor-fuzz-suid",
+			 (int)(strrchr(self, '/') - self), self);
+	}
+	if (n <= 0 || make_suid_copy(self, suid)) {
+		printf("not ok 1 - setting up the setuid target\n");
+		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+		return 1;
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return 1;
+	memset(sh, 0, sizeof(*sh));
+	sh->budget = calls;
+	setup_memory();
+	/* open_gid lets the unprivileged workers in, with perf's checks. */
+	if (module_loaded() && unload_module()) {
+		printf("not ok 1 - tailor.ko could not be unloaded to load it with open_gid\n");
+		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+		return 1;
+	}
+	if (load_module("open_gid=4242")) {
+		printf("not ok 1 - loading %s with open_gid=4242\n", ko_path);
+		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+		return 1;
+	}
+	printf("# seed %llu, %llu calls (TAILOR_FUZZ_SEED=%llu repeats each thread's calls)\n",
+	       (unsigned long long)seed, (unsigned long long)calls, (unsigned long long)seed);
+	for (i = 0; i < NR_TARGETS; i++) {
+		sh->root_targets[i] = spawn_target(kind++, false, self, suid);
+		sh->user_targets[i] = spawn_target(kind++, true, self, suid);
+	}
+	t0 = now_s();
+	for (i = 0; i < nr_procs; i++) {
+		procs[i] = fork();
+		if (procs[i] == 0)
+			fuzz_process(i, i % 2 == 0);
+	}
+	pthread_create(&unloader, NULL, unloader_main, NULL);
+	/* Targets die and come back; the run ends at its budget or time. */
+	while (!done()) {
+		pid_t dead = waitpid(-1, NULL, WNOHANG);
+
+		if (now_s() - t0 > (double)seconds)
+			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+		if (dead <= 0) {
+			usleep(10000);
+			continue;
+		}
+		for (i = 0; i < nr_procs; i++)
+			if (procs[i] == dead)
+				violation("fuzzing process %d ended before the run did", dead);
+		for (i = 0; i < NR_TARGETS; i++) {
+			if (sh->root_targets[i] == dead)
+				__atomic_store_n(&sh->root_targets[i],
+						 spawn_target(kind++, false, self, suid), __ATOMIC_RELAXED);
+			if (sh->user_targets[i] == dead)
+				__atomic_store_n(&sh->user_targets[i],
+						 spawn_target(kind++, true, self, suid), __ATOMIC_RELAXED);
+		}
+	}
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(unloader, NULL);
+	/* Workers blocked in read() are killed there: a reader killed mid-session. */
+	sleep(2);
+	for (i = 0; i < nr_procs; i++)
+		kill(procs[i], SIGKILL);
+	for (i = 0; i < NR_TARGETS; i++) {
+		kill(sh->root_targets[i], SIGKILL);
+		kill(sh->user_targets[i], SIGKILL);
+	}
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	print_report(now_s() - t0);
+	unlink(suid);
+	/* Leave tailor.ko loaded with its defaults, as found. */
+	if (module_loaded() && unload_module())
+		violation("tailor.ko could not be unloaded after the run: a reference leaked");
+	if (load_module(""))
+		violation("tailor.ko could not be loaded again after the run");
+	pass = !sh->violations && sh->calls >= calls;
+	if (sh->violations)
+		printf("# %llu violations; the first: %s\n", (unsigned long long)sh->violations,
+		       sh->violation);
+	printf("%s 1 - %llu calls on /dev/tailor from %u processes and unloads under fire\n",
+	       pass ? "ok" : "not ok", (unsigned long long)sh->calls, nr_procs);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", pass, !pass);
+	return pass ? 0 : 1;
+}
