@@ -6,17 +6,24 @@
 # with --perf-prof (V8's jitdump) and --perf-basic-prof (its perf map),
 # and lli-14 running C that clang -g made into bitcode (LLVM's perf
 # listener).  Each recording must carry the JIT's file, and its report
-# must name the JIT's code from it: V8's optimized hot and cold hold most
-# of node's samples, hot more than twice cold's (it does three times the
-# work; natively 3.9 times the samples), and of the samples on the lines
-# of lli's program, its hot loop's line holds over 60% (it does three
-# quarters of the work) and its cold loop's over 10%, and the two over
-# 95%.  hot and cold are kept from being inlined into main: TCG takes a
-# timer interrupt only where a translation block starts, so every sample
-# of an inlined loop fell on its head, which LLVM's line table gave to
-# main's line.  The comparison with perf
-# on the same samples is native (tests/jit/jit_test.sh), where perf can
-# read the JIT's files; here tailor reads them from the recording alone.
+# must name the JIT's code from it alone: no sample left in unnamed
+# anonymous memory ([anon] under 1%; before the fix for perf maps read
+# before an exec, 77% of node's samples were there), V8's optimized hot
+# and cold both named, hot over twice cold (three times the work;
+# natively 3.9 times the samples), and lli's samples on the lines of its
+# program, both loop lines with over a tenth of them and the two over
+# 95%.  How lli's samples split between the loops is printed, not judged:
+# under TCG a timer sample lands where the next translation block starts,
+# and two boots of the same code gave 74/26 and 42/58 (hot/cold,
+# 2026-11-23; the raw IPs put the samples on the two loop heads, so the
+# naming is right and the split is the box's).  Natively the split equals
+# perf's within 1 point (tests/jit/jit_test.sh).  hot and cold are kept
+# from being inlined into main: every sample of an inlined loop fell on
+# its head, which LLVM's line table gives to main's line.  node's named
+# share is not judged either: 52-55% of the samples in four boots and 47%
+# in a fifth (the rest is V8 starting, and the kernel).  The comparison
+# with perf on the same samples is native, where perf can read the JIT's
+# files; here tailor reads them from the recording alone.
 #
 # Skips what this machine lacks (node, lli-14, clang-14).  Prints TAP and
 # a "# Totals:" line.
@@ -94,11 +101,11 @@ for mode in perf-prof perf-basic-prof; do
 	else
 		not_ok "node --$mode: no $kind carried" "$out/box/node-$mode.log"
 	fi
-	hot=$(share "$csv" 'JS:*hot ') cold=$(share "$csv" 'JS:*cold ')
-	if awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h + c > 50 && h > 2 * c && c > 5) }'; then
-		ok "node --$mode: V8's code named from the recording, JS:*hot $hot%, JS:*cold $cold%"
+	hot=$(share "$csv" 'JS:*hot ') cold=$(share "$csv" 'JS:*cold ') anon=$(share "$csv" '[anon]')
+	if awk -v h="$hot" -v c="$cold" -v a="$anon" 'BEGIN { exit !(a < 1 && h > 2 * c && c > 5) }'; then
+		ok "node --$mode: V8's code named from the recording, JS:*hot $hot%, JS:*cold $cold%, [anon] $anon%"
 	else
-		not_ok "node --$mode: JS:*hot $hot%, JS:*cold $cold% (together over half, hot over twice cold expected)" "$csv"
+		not_ok "node --$mode: JS:*hot $hot%, JS:*cold $cold%, [anon] $anon% (under 1% unnamed, hot over twice cold, cold over 5% expected)" "$csv"
 	fi
 done
 
@@ -117,9 +124,10 @@ line_samples() {
 }
 all=$(line_samples "$out/box/lli.csv") h=$(line_samples "$out/box/lli.csv" 2)
 c=$(line_samples "$out/box/lli.csv" 3)
-if awk -v a="$all" -v h="$h" -v c="$c" 'BEGIN { exit !(a > 300 && h > 0.6 * a && c > 0.1 * a && h + c > 0.95 * a) }'; then
-	ok "lli-14: the loop lines named from the recording: of $all samples on loops.c, hot's line 2 $h, cold's line 3 $c"
+anon=$(share "$out/box/lli.csv" '[anon]')
+if awk -v a="$all" -v h="$h" -v c="$c" -v n="$anon" 'BEGIN { exit !(n < 1 && a > 300 && h > 0.1 * a && c > 0.1 * a && h + c > 0.95 * a) }'; then
+	ok "lli-14: the loop lines named from the recording: of $all samples on loops.c, hot's line 2 $h, cold's line 3 $c (the split not judged), [anon] $anon%"
 else
-	not_ok "lli-14: of $all samples on loops.c, hot's line 2 $h, cold's line 3 $c (over 300; over 60%, over 10%, together over 95% expected)" "$out/box/lli.csv"
+	not_ok "lli-14: of $all samples on loops.c, hot's line 2 $h, cold's line 3 $c, [anon] $anon% (under 1% unnamed; over 300; each over 10%, together over 95% expected)" "$out/box/lli.csv"
 fi
 tap_totals
