@@ -58,9 +58,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include "uapi/tailor.h"
+#include "tailor_util.h"
 
-#define TAILOR_KO_DEFAULT	"/tailor/tailor.ko"
 #define FUZZ_GID		4242
 #define FUZZ_UID		4242
 #define MAX_PROCS		8
@@ -110,7 +109,6 @@ struct shared {
 static struct shared *sh;
 static uint64_t seed = 1;
 static unsigned int nr_procs = 4, nr_threads = 3;
-static const char *ko_path = TAILOR_KO_DEFAULT;
 
 /* Memory that makes the kernel fault: see setup_memory(). */
 static uint8_t *rw_page;	/* read-write, followed by ... */
@@ -756,27 +754,6 @@ static pid_t spawn_target(unsigned int kind, bool as_user, const char *self, con
 
 /* ---- the module ---- */
 
-static int unload_module(void)
-{
-	return syscall(SYS_delete_module, "tailor", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load_module(const char *params)
-{
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static bool module_loaded(void)
-{
-	return access("/sys/module/tailor", F_OK) == 0;
-}
-
 /* Who holds /dev/tailor open, and where its threads wait: for a report. */
 static void show_holders(void)
 {
@@ -855,16 +832,16 @@ static void *unloader_main(void *arg)
 				usleep(1000);
 			quiet = __atomic_load_n(&sh->quiet_acks, __ATOMIC_ACQUIRE) >= all;
 		}
-		ret = unload_module();
+		ret = tailor_unload();
 		/* A release still on its way (another CPU): a moment. */
 		for (i = 0; quiet && ret == -EWOULDBLOCK && i < 100; i++) {
 			usleep(10000);
-			ret = unload_module();
+			ret = tailor_unload();
 		}
 		if (ret == 0) {
 			__atomic_fetch_add(&sh->unloads, 1, __ATOMIC_RELAXED);
 			usleep((useconds_t)below(&r, 3000));
-			if (load_module("open_gid=4242") == 0)
+			if (tailor_load("open_gid=4242") == 0)
 				__atomic_fetch_add(&sh->loads, 1, __ATOMIC_RELAXED);
 			else
 				violation("tailor.ko could not be loaded again after an unload");
@@ -899,29 +876,6 @@ static void setup_memory(void)
 		perror("tailor_fuzz_test: mprotect");
 		exit(1);
 	}
-}
-
-/* A setuid-root copy of this program for the credential-changing target. */
-static int make_suid_copy(const char *self, const char *suid)
-{
-	char buf[65536];
-	int in = open(self, O_RDONLY | O_CLOEXEC), out;
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = open(suid, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			n = -1;
-	close(in);
-	if (close(out) || n < 0 || chmod(suid, 04755))
-		return -1;
-	return 0;
 }
 
 static uint64_t env_or(const char *name, uint64_t def)
@@ -1007,22 +961,16 @@ int main(int argc, char **argv)
 			MAX_THREADS);
 		return 2;
 	}
-	if (getenv("TAILOR_KO"))
-		ko_path = getenv("TAILOR_KO");
 	printf("TAP version 13\n1..1\n");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (geteuid() != 0) {
 		printf("ok 1 # SKIP needs root\n# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0\n");
 		return 4;
 	}
-	/* Beside this program: the box mounts /tmp nosuid. */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
+	if (n > 0)
 		self[n] = 0;
-		snprintf(suid, sizeof(suid), "%.*s/tailor-fuzz-suid",
-			 (int)(strrchr(self, '/') - self), self);
-	}
-	if (n <= 0 || make_suid_copy(self, suid)) {
+	if (n <= 0 || setuid_copy_of_self("tailor-fuzz-suid", suid, sizeof(suid))) {
 		printf("not ok 1 - setting up the setuid target\n");
 		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
 		return 1;
@@ -1034,13 +982,13 @@ int main(int argc, char **argv)
 	sh->budget = calls;
 	setup_memory();
 	/* open_gid lets the unprivileged workers in, with perf's checks. */
-	if (module_loaded() && unload_module()) {
+	if (tailor_loaded() && tailor_unload()) {
 		printf("not ok 1 - tailor.ko could not be unloaded to load it with open_gid\n");
 		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
 		return 1;
 	}
-	if (load_module("open_gid=4242")) {
-		printf("not ok 1 - loading %s with open_gid=4242\n", ko_path);
+	if (tailor_load("open_gid=4242")) {
+		printf("not ok 1 - loading %s with open_gid=4242\n", tailor_ko_path());
 		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
 		return 1;
 	}
@@ -1094,9 +1042,9 @@ int main(int argc, char **argv)
 	print_report(now_s() - t0);
 	unlink(suid);
 	/* Leave tailor.ko loaded with its defaults, as found. */
-	if (module_loaded() && unload_module())
+	if (tailor_loaded() && tailor_unload())
 		violation("tailor.ko could not be unloaded after the run: a reference leaked");
-	if (load_module(""))
+	if (tailor_load(""))
 		violation("tailor.ko could not be loaded again after the run");
 	pass = !sh->violations && sh->calls >= calls;
 	if (sh->violations)

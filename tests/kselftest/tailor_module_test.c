@@ -15,45 +15,18 @@
 #define TEST_GID	4242
 #define TEST_UID	4242
 
-static const char *ko_path(void)
-{
-	const char *p = getenv("TAILOR_KO");
-
-	return p ? p : TAILOR_KO_DEFAULT;
-}
-
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "tailor", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(const char *params)
-{
-	int fd = open(ko_path(), O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static bool loaded(void)
-{
-	return access("/sys/module/tailor", F_OK) == 0;
-}
 
 /* Back to "loaded, default parameters", whatever the test did. */
 static int reload(const char *params)
 {
 	int ret;
 
-	if (loaded()) {
-		ret = unload();
+	if (tailor_loaded()) {
+		ret = tailor_unload();
 		if (ret)
 			return ret;
 	}
-	return load(params);
+	return tailor_load(params);
 }
 
 FIXTURE(module) {
@@ -64,14 +37,14 @@ FIXTURE_SETUP(module)
 {
 	if (geteuid())
 		SKIP(return, "needs root");
-	if (access(ko_path(), R_OK))
-		SKIP(return, "%s not found; set TAILOR_KO", ko_path());
+	if (access(tailor_ko_path(), R_OK))
+		SKIP(return, "%s not found; set TAILOR_KO", tailor_ko_path());
 	ASSERT_EQ(0, reload(""));
 }
 
 FIXTURE_TEARDOWN(module)
 {
-	if (!geteuid() && !access(ko_path(), R_OK))
+	if (!geteuid() && !access(tailor_ko_path(), R_OK))
 		EXPECT_EQ(0, reload(""));
 }
 
@@ -80,13 +53,13 @@ TEST_F(module, load_unload_cycles)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, unload());
+		ASSERT_EQ(0, tailor_unload());
 		ASSERT_NE(0, access(TAILOR_DEVICE, F_OK));
-		ASSERT_EQ(0, load(""));
+		ASSERT_EQ(0, tailor_load(""));
 		ASSERT_EQ(0, access(TAILOR_DEVICE, F_OK));
 	}
 	/* Loading twice is refused by the kernel. */
-	ASSERT_EQ(-EEXIST, load(""));
+	ASSERT_EQ(-EEXIST, tailor_load(""));
 }
 
 TEST_F(module, rmmod_refused_while_session_open)
@@ -103,12 +76,12 @@ TEST_F(module, rmmod_refused_while_session_open)
 	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
 	go(go_fd);
 	/* The open file pins the module: counters can't outlive it. */
-	ASSERT_EQ(-EWOULDBLOCK, unload());
-	ASSERT_TRUE(loaded());
+	ASSERT_EQ(-EWOULDBLOCK, tailor_unload());
+	ASSERT_TRUE(tailor_loaded());
 	ASSERT_EQ(0, wait_exit_code(child));
 	close(fd);
-	ASSERT_EQ(0, unload());
-	ASSERT_EQ(0, load(""));
+	ASSERT_EQ(0, tailor_unload());
+	ASSERT_EQ(0, tailor_load(""));
 }
 
 TEST_F(module, killed_reader_leaves_nothing_behind)
@@ -149,8 +122,8 @@ TEST_F(module, killed_reader_leaves_nothing_behind)
 	ASSERT_EQ(0, kill(reader, SIGKILL));
 	ASSERT_EQ(128 + SIGKILL, wait_exit_code(reader));
 	/* Its sessions are gone, counters and rings with them. */
-	ASSERT_EQ(0, unload());
-	ASSERT_EQ(0, load(""));
+	ASSERT_EQ(0, tailor_unload());
+	ASSERT_EQ(0, tailor_load(""));
 }
 
 /* Run @fn as uid/gid TEST_UID in group TEST_GID, no capabilities. */

@@ -319,47 +319,6 @@ TEST(no_unwritten_byte_reaches_userspace)
 
 /* ---- an unprivileged member of open_gid and a setuid process ---- */
 
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "tailor", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(const char *params)
-{
-	const char *ko = getenv("TAILOR_KO") ? getenv("TAILOR_KO") : TAILOR_KO_DEFAULT;
-	int fd = open(ko, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-/* A setuid-root copy of this program, beside it (the box mounts /tmp nosuid). */
-static int suid_copy(char *path, size_t len)
-{
-	char self[4096], buf[65536];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int in, out;
-
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	snprintf(path, len, "%.*s/tailor-stress-suid", (int)(strrchr(self, '/') - self), self);
-	in = open(self, O_RDONLY | O_CLOEXEC);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	if (in < 0 || out < 0)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			n = -1;
-	close(in);
-	if (close(out) || n < 0 || chmod(path, 04755))
-		return -1;
-	return 0;
-}
-
 /* Waits up to 2 s for @pid to run as root (its /proc entry root's). */
 static bool became_root(pid_t pid)
 {
@@ -430,13 +389,13 @@ static int user_vs_setuid(const char *suid)
 TEST(member_of_open_gid_refused_a_setuid_process)
 {
 	gid_t groups[] = { TEST_GID };
-	char suid[4096];
+	char suid[4096 + 32];
 	pid_t pid;
 
 	SKIP_UNLESS_LOADED();
-	ASSERT_EQ(0, suid_copy(suid, sizeof(suid)));
-	ASSERT_EQ(0, unload());
-	ASSERT_EQ(0, load("open_gid=4242"));
+	ASSERT_EQ(0, setuid_copy_of_self("tailor-stress-suid", suid, sizeof(suid)));
+	ASSERT_EQ(0, tailor_unload());
+	ASSERT_EQ(0, tailor_load("open_gid=4242"));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -451,8 +410,8 @@ TEST(member_of_open_gid_refused_a_setuid_process)
 	}
 	EXPECT_EQ(0, wait_exit_code(pid));
 	unlink(suid);
-	ASSERT_EQ(0, unload());
-	ASSERT_EQ(0, load(""));
+	ASSERT_EQ(0, tailor_unload());
+	ASSERT_EQ(0, tailor_load(""));
 }
 
 /*

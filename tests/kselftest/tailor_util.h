@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "uapi/tailor.h"
@@ -250,6 +251,70 @@ static inline int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* ---- the module itself: for the tests that reload it ---- */
+
+/* tailor.ko's path: $TAILOR_KO, else where the test box puts it. */
+static inline const char *tailor_ko_path(void)
+{
+	const char *p = getenv("TAILOR_KO");
+
+	return p ? p : TAILOR_KO_DEFAULT;
+}
+
+/* rmmod without waiting: 0, or -EWOULDBLOCK while anything holds it. */
+static inline int tailor_unload(void)
+{
+	return syscall(SYS_delete_module, "tailor", O_NONBLOCK) ? -errno : 0;
+}
+
+static inline int tailor_load(const char *params)
+{
+	int fd = open(tailor_ko_path(), O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static inline bool tailor_loaded(void)
+{
+	return access("/sys/module/tailor", F_OK) == 0;
+}
+
+/*
+ * A setuid-root copy of this very program named @name beside it (the
+ * box mounts /tmp nosuid), its path in @path: a target whose exec changes
+ * credentials.  0 or -1.
+ */
+static inline int setuid_copy_of_self(const char *name, char *path, size_t len)
+{
+	char self[4096], buf[65536];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int in, out;
+
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	snprintf(path, len, "%.*s/%s", (int)(strrchr(self, '/') - self), self, name);
+	in = open(self, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			n = -1;
+	close(in);
+	if (close(out) || n < 0 || chmod(path, 04755))
+		return -1;
+	return 0;
 }
 
 #endif /* TAILOR_UTIL_H */

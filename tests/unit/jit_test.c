@@ -494,6 +494,27 @@ static void perf_map_read_before_exec(void)
 	map_text = NULL;
 }
 
+/*
+ * A dump of one function "main" at 0x1000, @code_size bytes, whose lines
+ * @lines come first; read through the mapping of process 7's dump file.
+ */
+static struct symbolizer *one_load_symbolizer(const struct entry *lines, size_t n,
+					      uint64_t code_size)
+{
+	struct symbolizer *s = sym_new();
+	struct tev_consumer *c = sym_consumer(s);
+	struct tev_mmap marker = { .time = 200, .start = 0x100000, .len = 0x1000,
+				   .path = "/tmp/jit-7.dump", .pid = PID_A, .tid = PID_A };
+
+	header(JITDUMP_FLAG_TSC);
+	debug_info(1500, 0x1000, lines, n);
+	load(1500, 7, 0x1000, code_size, "main");
+	check_int(sym_set_jit_files(s, embedded, NULL), ==, 0);
+	check_int(sym_set_jit_clock(s, same_clock, NULL), ==, 0);
+	check_int(c->mmap(c, &marker), ==, 0);
+	return s;
+}
+
 /* LLVM's line tables sit 0x40 past their code: taken back. */
 static void llvm_line_bias(void)
 {
@@ -501,18 +522,9 @@ static void llvm_line_bias(void)
 		{ 0x1040, 4, "t.c" }, { 0x1063, 2, "t.c" }, { 0x1078, 3, "t.c" }, { 0x10d5, 5, "t.c" },
 		{ 0x1050, 9, "K\xbf" },	/* node 20's V8: a pointer's bytes for a name */
 	};
-	struct symbolizer *s = sym_new();
-	struct tev_consumer *c = sym_consumer(s);
-	struct tev_mmap marker = { .time = 200, .start = 0x100000, .len = 0x1000,
-				   .path = "/tmp/jit-7.dump", .pid = PID_A, .tid = PID_A };
+	struct symbolizer *s = one_load_symbolizer(llvm, 5, 64);
 	struct sym_result r;
 
-	header(JITDUMP_FLAG_TSC);
-	debug_info(1500, 0x1000, llvm, 5);
-	load(1500, 7, 0x1000, 64, "main");	/* load() has 64 bytes of code */
-	check_int(sym_set_jit_files(s, embedded, NULL), ==, 0);
-	check_int(sym_set_jit_clock(s, same_clock, NULL), ==, 0);
-	check_int(c->mmap(c, &marker), ==, 0);
 	sym_lookup(s, PID_A, 0x1000, 1600, &r);
 	check_uint(r.line, ==, 4);
 	sym_lookup(s, PID_A, 0x1025, 1600, &r);
@@ -534,18 +546,9 @@ static void llvm_line_bias_inside(void)
 	static const struct entry llvm[] = {
 		{ 0x1040, 4, "t.c" }, { 0x1080, 2, "t.c" }, { 0x10c0, 3, "t.c" },
 	};
-	struct symbolizer *s = sym_new();
-	struct tev_consumer *c = sym_consumer(s);
-	struct tev_mmap marker = { .time = 200, .start = 0x100000, .len = 0x1000,
-				   .path = "/tmp/jit-7.dump", .pid = PID_A, .tid = PID_A };
+	struct symbolizer *s = one_load_symbolizer(llvm, 3, 0x100);
 	struct sym_result r;
 
-	header(JITDUMP_FLAG_TSC);
-	debug_info(1500, 0x1000, llvm, 3);
-	load(1500, 7, 0x1000, 0x100, "main");
-	check_int(sym_set_jit_files(s, embedded, NULL), ==, 0);
-	check_int(sym_set_jit_clock(s, same_clock, NULL), ==, 0);
-	check_int(c->mmap(c, &marker), ==, 0);
 	sym_lookup(s, PID_A, 0x1000, 1600, &r);
 	check_uint(r.line, ==, 4);
 	sym_lookup(s, PID_A, 0x1045, 1600, &r);
