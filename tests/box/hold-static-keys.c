@@ -27,8 +27,15 @@
  * The tests create and drop such counters all the time, so without this
  * they hit it at random.
  *
- * The counters are on this process, which never runs: a software dummy
- * (counts nothing) and the tracepoint (never fires here).  Prints one
+ * The holder's own first turn is the same patching, so it happens with
+ * every CPU but the boot CPU offline, where no other vCPU can be running
+ * the sites: CI saw "Oops: int3" at __schedule's jump site 3 s into a boot
+ * of Debian's 6.12, as this holder started (2026-11-24).  The CPUs come
+ * back online before the box's tests start (this program returns when they
+ * are); one that does not fails the box.
+ *
+ * The counters are on a child, which never runs after: a software dummy
+ * (counts nothing) and the tracepoint (never fires there).  It prints one
  * line, then sleeps until killed.
  */
 #define _GNU_SOURCE
@@ -38,6 +45,7 @@
 #include <errno.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 
 static long open_counter(__u32 type, __u64 config)
 {
@@ -50,6 +58,35 @@ static long open_counter(__u32 type, __u64 config)
 	attr.disabled = 1;
 	/* pid 0, cpu -1: a per-task counter, which is what the keys count. */
 	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/*
+ * Writes VALUE ("0" or "1") to CPU's online file.  Returns 0, or -1 with
+ * errno set (ENOENT: the CPU does not exist or cannot be hot-unplugged).
+ */
+static int set_cpu_online(int cpu, const char *value)
+{
+	char path[64];
+	FILE *f;
+	int failed;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	failed = fputs(value, f) == EOF;
+	if (fclose(f) != 0)
+		failed = 1;
+	return failed ? -1 : 0;
+}
+
+/* Whether CPU exists: its directory in sysfs. */
+static int cpu_exists(int cpu)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	return access(path, F_OK) == 0;
 }
 
 /* The tracepoint's id from tracefs, or -1. */
@@ -74,10 +111,26 @@ static long tracepoint_id(const char *event)
 	return id;
 }
 
-int main(void)
+/*
+ * Turns the keys on for good with the other CPUs offline.  Returns 0, or 1
+ * if a CPU did not come back online.
+ */
+static int hold_keys(void)
 {
 	long id = tracepoint_id("sched/sched_waking");
-	int held = 0;
+	int held = 0, offline = 0, lost = 0, cpu;
+	unsigned long long taken_down = 0;	/* bit n: CPU n went offline */
+
+	/* CPU 0 stays; the others go offline while the keys turn. */
+	for (cpu = 1; cpu < 64 && cpu_exists(cpu); cpu++) {
+		if (set_cpu_online(cpu, "0") == 0) {
+			taken_down |= 1ULL << cpu;
+			offline++;
+		} else {
+			printf("hold-static-keys: cannot take CPU %d offline: %s; the keys turn with it running\n",
+			       cpu, strerror(errno));
+		}
+	}
 
 	if (open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY) < 0)
 		printf("hold-static-keys: perf_event_open (dummy): %s; perf_sched_events may turn\n",
@@ -91,9 +144,54 @@ int main(void)
 		       strerror(errno));
 	else
 		held |= 2;
-	printf("== static keys held on by pid %d:%s%s\n", (int)getpid(),
-	       held & 1 ? " perf_sched_events" : "", held & 2 ? " sched:sched_waking" : "");
+
+	for (cpu = 1; cpu < 64; cpu++) {
+		if (!(taken_down & (1ULL << cpu)) || set_cpu_online(cpu, "1") == 0)
+			continue;
+		printf("hold-static-keys: CPU %d did not come back online: %s\n", cpu, strerror(errno));
+		lost++;
+	}
+	printf("== static keys held on by pid %d:%s%s (turned with %d other CPU(s) offline)\n",
+	       (int)getpid(), held & 1 ? " perf_sched_events" : "",
+	       held & 2 ? " sched:sched_waking" : "", offline);
 	fflush(stdout);
-	for (;;)
-		pause();
+	return lost ? 1 : 0;
+}
+
+/*
+ * The counters belong to a child that sleeps until killed; this process
+ * exits once they are open and the CPUs are back, so that the box's tests
+ * start after, with the child's status: 0, or 1 if a CPU stayed offline.
+ */
+int main(void)
+{
+	int ready[2];
+	char status = 1;
+	pid_t child;
+
+	if (pipe(ready) < 0) {
+		perror("hold-static-keys: pipe");
+		return 1;
+	}
+	child = fork();
+	if (child < 0) {
+		perror("hold-static-keys: fork");
+		return 1;
+	}
+	if (child == 0) {
+		close(ready[0]);
+		status = (char)hold_keys();
+		if (write(ready[1], &status, 1) != 1)
+			return 1;
+		close(ready[1]);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &status, 1) != 1) {
+		fprintf(stderr, "hold-static-keys: the holder (pid %d) ended before holding the keys\n",
+			(int)child);
+		return 1;
+	}
+	return status;
 }

@@ -352,8 +352,9 @@ mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /dev/shm 2>/dev/null
 [ -c /dev/console ] && exec </dev/console >/dev/console 2>&1
 hostname -F /etc/hostname
 
-hold-static-keys &
-usleep 200000
+# Returns once the keys are held and every CPU is back online.
+held=0
+hold-static-keys || held=$?
 echo TAILOR-BOX-START
 if [ -f /tailor/run-in-box.sh ]; then
 	cd /tailor
@@ -367,6 +368,10 @@ if [ -f /tailor/run-in-box.sh ]; then
 else
 	echo "tailor-box: ERROR: /tailor/run-in-box.sh is missing from the payload"
 	rc=127
+fi
+if [ "$held" -ne 0 ]; then
+	echo "tailor-box: ERROR: hold-static-keys failed (status $held), see its messages above"
+	[ "$rc" -ne 0 ] || rc=1
 fi
 # Own line, in case a kernel message left the cursor mid-line.
 printf '\nTAILOR-BOX-RC=%d\n' "$rc"
