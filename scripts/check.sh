@@ -14,7 +14,8 @@
 #           read back exactly by go tool pprof and by speedscope and the
 #           HTML report in headless Chromium; the example engine's tests pass, once more
 #           with the engine built with ASan and UBSan; its LLVM backend gives the C
-#           backend's results and operator shares; the recording, dictionary and profile
+#           backend's results and operator shares; its row counts and EXPLAIN
+#           ANALYZE (perf) hold, ASan and UBSan too; the recording, dictionary and profile
 #           (recording, perf.data) readers and the exporters survive a
 #           bounded libFuzzer run each.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
@@ -184,6 +185,8 @@ native() {
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 		tap_totals "the engine's LLVM backend: results, dictionary, jitdump, operator shares against the C backend's (perf, native)" \
 			"$out/engine-llvm.log" tests/engine/llvm_backend_test.sh
+		tap_totals "the engine's row counts and EXPLAIN ANALYZE from samples (perf, native)" \
+			"$out/explain.log" tests/engine/explain_analyze_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \
 			>"$out/engine-san-build.log" 2>&1; then
@@ -191,6 +194,10 @@ native() {
 				"$out/engine-san.log" \
 				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
 				tests/engine/engine_test.sh
+			tap_totals "row counts and EXPLAIN ANALYZE, engine built with ASan and UBSan" \
+				"$out/explain-san.log" \
+				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
+				tests/engine/explain_analyze_test.sh
 		else
 			tail -5 "$out/engine-san-build.log"
 			result "example engine with ASan and UBSan" 1 "see $out/engine-san-build.log"

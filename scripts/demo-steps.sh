@@ -14,7 +14,9 @@
 # Last, two clients run fig3 and twojoins at once on the same two workers:
 # the samples per query run, each query's operators, and the workers'
 # lanes (which query and operator each ran over time, and its states from
-# the context switches).
+# the context switches).  And EXPLAIN ANALYZE from samples: the engine runs
+# QUERY again under tailor record and prints its plan with each operator's
+# time, share and rows.
 #
 # Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10),
 # DEMO_CLIENTS (default 1: clients running the query at once),
@@ -29,7 +31,8 @@ backend=${DEMO_BACKEND:-c}
 mkdir -p "$out"
 
 # watched STDOUT LOG ARGS...: tailor record ARGS, its stdout to STDOUT (-
-# for ours) and stderr to LOG.  A recording still running after 300 s
+# for ours) and stderr to LOG; with WATCHED_CMD set, that command and
+# ARGS instead (the engine recording itself).  A recording still running after 300 s
 # (each takes under 20 s in the box) is shown from inside -- every thread
 # of tailor, the engine and its compiler with its state, wait channel and
 # kernel stack, the blocked tasks, the kernel's last messages -- and then
@@ -39,10 +42,15 @@ mkdir -p "$out"
 watched() {
 	w_stdout=$1 w_log=$2
 	shift 2
-	if [ "$w_stdout" = - ]; then
-		"$tailor" record "$@" 2>"$w_log" &
+	if [ -z "${WATCHED_CMD:-}" ]; then
+		set -- "$tailor" record "$@"
 	else
-		"$tailor" record "$@" >"$w_stdout" 2>"$w_log" &
+		set -- "$WATCHED_CMD" "$@"
+	fi
+	if [ "$w_stdout" = - ]; then
+		"$@" 2>"$w_log" &
+	else
+		"$@" >"$w_stdout" 2>"$w_log" &
 	fi
 	w_pid=$!
 	w_waited=0
@@ -53,7 +61,7 @@ watched() {
 	if kill -0 "$w_pid" 2>/dev/null; then
 		echo "demo: tailor record has not ended after ${w_waited} s; its processes:" >&2
 		for p in /proc/[0-9]*; do
-			case $(cat "$p/comm" 2>/dev/null) in tailor*|cc*|as|ld|collect2) ;; *) continue ;; esac
+			case $(cat "$p/comm" 2>/dev/null) in tailor*|cc*|as|ld|collect2|worker*) ;; *) continue ;; esac
 			echo "  ${p#/proc/} $(cat "$p/comm" 2>/dev/null):" \
 			     "$(grep -E '^(State|PPid|Threads|SigPnd|ShdPnd)' "$p/status" 2>/dev/null | tr '\n\t' '  ')" >&2
 			for t in "$p"/task/*; do
@@ -130,3 +138,11 @@ concurrent --by-query --top 5
 echo
 echo "== the workers' lanes, with their states from the context switches (tailor report --view lanes --pid $cpid)"
 concurrent --view lanes
+echo
+echo "== EXPLAIN ANALYZE from samples (tailor-engine --explain-analyze $query)"
+# The engine records itself with this tailor (tailor.ko is here).
+export TAILOR="$tailor"
+WATCHED_CMD=$engine
+watched - "$out/explain.log" --explain-analyze --profiler tailor --backend "$backend" \
+	-s "$scale" -n "$repeat" "$query" || exit 1
+WATCHED_CMD=

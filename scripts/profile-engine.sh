@@ -80,7 +80,7 @@ cp "$steps" "$payload/steps.sh"
 	echo '#!/bin/sh'
 	echo '. /tailor/box-lib.sh'
 	echo 'box_load_module || exit 1'
-	env | grep -E '^(DEMO|ACCURACY)_[A-Z_]*=' | sed "s/'/'\\\\''/g; s/=\(.*\)/='\1'/; s/^/export /" || true
+	env | grep -E '^(DEMO|ACCURACY)_[A-Za-z0-9_]*=' | sed "s/'/'\\\\''/g; s/=\(.*\)/='\1'/; s/^/export /" || true
 	printf '/tailor/steps.sh /tailor/bin/tailor /tailor/bin/tailor-engine /tmp/work'
 	[ $# -eq 0 ] || printf " '%s'" "${@//\'/\'\\\'\'}"
 	echo ' || exit 1'

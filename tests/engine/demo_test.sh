@@ -11,7 +11,9 @@
 # make demo's own concurrent part must show each client's query runs and
 # the workers' lanes with their states.  Last, two clients run fig3 and
 # twojoins at once on two workers: every client's run of a query keeps
-# the operator shares of the query alone.
+# the operator shares of the query alone.  make demo's EXPLAIN ANALYZE, by
+# tailor.ko: every operator of fig3 with its time and its rows, the scans'
+# rows the tables', the shares adding up to 100.
 #
 # Prints TAP and a "# Totals:" line.
 set -uo pipefail
@@ -38,8 +40,10 @@ fi
 table=$out/table
 sed -n '/^== operator report of the engine/,/^== annotated plan/p' "$out/fig3.out" >"$table"
 missing=
+sed -n '/^== annotated plan/,/^== activity timeline/p' "$out/fig3.out" >"$out/plan"
 for row in "TableScan#1 part" "TableScan#2 lineitem" "HashJoin#3" "GroupBy#4"; do
-	grep -q "$row" "$out/fig3.out" || missing="$missing $row"
+	grep -q "$row" "$table" || missing="$missing $row (report)"
+	grep -q "$row" "$out/plan" || missing="$missing $row (plan)"
 done
 if [ -z "$missing" ]; then
 	ok "the report and plan name every operator"
@@ -191,6 +195,26 @@ fi
 # points between runs (fig3's HashJoin#3: 58.7 to 65.3% in three runs,
 # 2026-11-23), and concurrency shifts real cost too (a run that overlapped
 # twojoins took 34% more CPU by the engine's own clock, its hash join most).
+# EXPLAIN ANALYZE: the operator lines between its header and the runtime line.
+sed -n '/^EXPLAIN ANALYZE fig3/,/^(the query/p' "$out/fig3.out" >"$out/explain"
+lineitem=$(sed -n 's/^data: .*: \([0-9]*\) lineitem.*/\1/p' "$out/fig3.out" | head -n 1)
+part=$(sed -n 's/^data: .*, \([0-9]*\) part,.*/\1/p' "$out/fig3.out" | head -n 1)
+ea=$(awk -v lineitem="${lineitem:-x}" -v part="${part:-x}" '
+	/^ *[A-Za-z]+#[0-9]/ && $(NF-3) == "ms" {
+		ops++; share += $(NF-2)
+		if ($0 ~ /TableScan#[0-9]+ lineitem/ && $NF == lineitem) scans++
+		if ($0 ~ /TableScan#[0-9]+ part/ && $NF == part) scans++
+	}
+	/^\(the query/ { share += $(NF-1) }
+	END { printf "%d %d %.1f", ops, scans, share }' "$out/explain")
+read -r ea_ops ea_scans ea_share <<<"$ea"
+if grep -q '^profile: tailor record (tailor.ko)' "$out/explain" && [ "$ea_ops" -eq 4 ] &&
+   [ "$ea_scans" -eq 2 ] && awk -v s="$ea_share" 'BEGIN { exit !(s >= 99.5 && s <= 100.5) }'; then
+	ok "EXPLAIN ANALYZE by tailor.ko: 4 operators with times and rows, the scans' rows the tables', shares add to $ea_share%"
+else
+	echo "operators $ea_ops, scans with their table's rows $ea_scans, shares $ea_share; lineitem $lineitem, part $part" >>"$out/explain"
+	not_ok "make demo's EXPLAIN ANALYZE" "$out/explain"
+fi
 if [ -s "$out/distance" ]; then
 	echo "# operator shares against the query alone, largest distance per run: $(awk -F'\t' '{ printf "%s%s %d samples, %.1f points (%s)", s, $1, $2, $3, $4; s = "; " }' "$out/distance")"
 fi

@@ -68,7 +68,7 @@ for op in 1 2 3 4 5; do
 		continue
 	fi
 	# The lines holding the work loop, and the operators their tasks belong to.
-	lines=$(grep -n 'extra_units\[m->worker\] +=' "$d/sfja.c" | cut -d: -f1)
+	lines=$(grep -n 'extra_units\[m->worker \* [0-9]*\] +=' "$d/sfja.c" | cut -d: -f1)
 	owners=$(for l in $lines; do
 		awk -F'\t' -v key="$d/sfja.c:$l" '
 			$1 == "component" && $2 == "operator" { opname[$3] = $4 }

@@ -21,6 +21,8 @@
 #include "tailor/tag.h"
 #include "tailor/tag_word.h"
 
+_Static_assert(RT_TUPLE_SLOTS == PLAN_MAX_OPERATORS + 1, "a tuple slot per operator number");
+
 __attribute__((format(printf, 2, 3)))
 static void lower_error(struct lowered *l, const char *fmt, ...)
 {
@@ -203,8 +205,25 @@ static void emit_extra_work(struct lowered *l, int task, const struct op *op)
 {
 	if (!op->extra_work)
 		return;
-	emit(l, task, WORK_LOOP("%lluUL") " ctx->extra_units[m->worker] += %lluUL;",
-	     (unsigned long long)op->extra_work, (unsigned long long)op->extra_work);
+	emit(l, task, WORK_LOOP("%lluUL") " ctx->extra_units[m->worker * %d] += %lluUL;",
+	     (unsigned long long)op->extra_work, RT_EXTRA_STRIDE,
+	     (unsigned long long)op->extra_work);
+}
+
+/*
+ * --count-rows: @op produced a row (or, with @n, n rows).  The count
+ * stays in a local of the pipeline function, added to ctx->tuples once a
+ * morsel (lower_write_c()), so that counting costs an increment a row.
+ */
+static void emit_count(struct lowered *l, int task, const struct op *op, const char *n)
+{
+	if (!l->count_rows)
+		return;
+	l->pipelines[l->current].counted |= 1u << op->number;
+	if (n)
+		emit(l, task, "rows_out%d += (unsigned long)%s;", op->number, n);
+	else
+		emit(l, task, "rows_out%d++;", op->number);
 }
 
 static void note_column(const char *name, void *arg)
@@ -301,6 +320,7 @@ static void produce(struct lowered *l, const struct op *op)
 		for (i = 0; i < n; i++)
 			emit(l, task, "long %s = ctx->column[%d][i%d];", cols[i]->name,
 			     column_slot(l, cols[i]), op->number);
+		emit_count(l, task, op, NULL);
 		emit_extra_work(l, task, op);
 		consume(l, op->parent, op);
 		l->depth--;
@@ -338,6 +358,12 @@ static void produce(struct lowered *l, const struct op *op)
 		emit(l, task, "long groups%d; const long *row%d;", op->number, op->number);
 		emit_call(l, task, "row%d = ctx->rt->group_rows(ctx->ht[%d], &groups%d);",
 			  op->number, h, op->number);
+		{
+			char groups[32];
+
+			snprintf(groups, sizeof(groups), "groups%d", op->number);
+			emit_count(l, task, op, groups);
+		}
 		emit(l, task, "for (long g = 0; g < groups%d; g++, row%d += %d)", op->number,
 		     op->number, 1 + op->nr_aggregates);
 		l->depth++;
@@ -363,6 +389,7 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 		expr_format(op->predicate, e, sizeof(e), 0);
 		emit(l, task, "if (%s) {", e);
 		l->depth++;
+		emit_count(l, task, op, NULL);
 		consume(l, op->parent, op);
 		l->depth--;
 		emit(l, task, "}");
@@ -399,6 +426,7 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 		l->depth--;
 		for (i = 0; i < n; i++)
 			emit(l, task, "long %s = match%d[%d];", cols[i]->name, op->number, 2 + i);
+		emit_count(l, task, op, NULL);
 		consume(l, op->parent, op);
 		l->depth--;
 		emit(l, task, "}");
@@ -522,11 +550,12 @@ static void record_plan(struct lowered *l)
 }
 
 int lower_plan(struct lowered *l, const struct plan *plan, const struct database *db,
-	       struct dict_levels *levels)
+	       struct dict_levels *levels, bool count_rows)
 {
 	int i, j, top;
 
 	memset(l, 0, sizeof(*l));
+	l->count_rows = count_rows;
 	l->plan = plan;
 	l->db = db;
 	l->levels = levels;
@@ -590,7 +619,7 @@ int lower_write_c(struct lowered *l, const char *path, enum lower_backend backen
 	unsigned int lineno = 0;
 	size_t i;
 	FILE *f;
-	int k;
+	int k, op;
 
 	f = fopen(path, "w");
 	if (!f) {
@@ -634,9 +663,18 @@ int lower_write_c(struct lowered *l, const char *path, enum lower_backend backen
 			   "void tailor_pipeline_%d(const struct query_ctx *ctx, const struct morsel *m)",
 			   k);
 		write_line(l, f, path, &lineno, first, "{");
+		for (op = 1; op <= PLAN_MAX_OPERATORS; op++)
+			if (p->counted & (1u << op))
+				write_line(l, f, path, &lineno, first,
+					   "        unsigned long rows_out%d = 0;", op);
 		for (i = 0; i < p->nr_lines; i++)
 			write_line(l, f, path, &lineno, p->lines[i].task, "        %s",
 				   p->lines[i].text);
+		for (op = 1; op <= PLAN_MAX_OPERATORS; op++)
+			if (p->counted & (1u << op))
+				write_line(l, f, path, &lineno, first,
+					   "        ctx->tuples[m->worker * %d + %d] += rows_out%d;",
+					   RT_TUPLE_SLOTS, op, op);
 		write_line(l, f, path, &lineno, first, "}");
 		write_line(l, f, path, &lineno, -1, "%s", "");
 		write_line(l, f, path, &lineno, first,

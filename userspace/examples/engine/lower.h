@@ -64,6 +64,7 @@ struct pipeline {
 	size_t nr_lines, cap_lines;
 	struct gen_line *finish;	/* tailor_finish_<order>: merge breaker state */
 	size_t nr_finish, cap_finish;
+	uint32_t counted;		/* bit n: operator n counts its rows here */
 };
 
 enum ht_kind { HT_JOIN, HT_GROUP };
@@ -100,6 +101,7 @@ struct lowered {
 	int nr_hts;
 	int op_ht[PLAN_MAX_OPERATORS + 1];	/* by operator number */
 	long result_width;
+	bool count_rows;		/* tailor-engine --count-rows */
 	/* While lowering. */
 	const char *referenced[LOWER_MAX_SLOTS];
 	int nr_referenced;
@@ -107,9 +109,12 @@ struct lowered {
 	bool in_finish;			/* emit() goes to the finish function */
 };
 
-/* 0, or -1 with a message. */
+/*
+ * 0, or -1 with a message.  With @count_rows, the code counts the rows
+ * each operator produces into ctx->tuples (rt_abi.h).
+ */
 int lower_plan(struct lowered *l, const struct plan *plan, const struct database *db,
-	       struct dict_levels *levels);
+	       struct dict_levels *levels, bool count_rows);
 /*
  * Write the C file and link each of its lines to its task (the last
  * lowering step's log).  0, or -1 with a message.

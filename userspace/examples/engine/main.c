@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "database.h"
+#include "explain_analyze.h"
 #include "jit.h"
 #include "lower.h"
 #include "plan.h"
@@ -99,6 +100,26 @@ static const char usage_text[] =
 "                        partition folds that partition of every\n"
 "                        worker's table, in parallel, with no lock\n"
 "  -e, --explain         print each plan and its pipelines\n"
+"      --explain-analyze run the query (one, one client) again under a\n"
+"                        sampling profiler and print its plan with each\n"
+"                        operator's CPU time and share of the query's\n"
+"                        samples beside the rows it produced (counted, as\n"
+"                        with --count-rows): EXPLAIN ANALYZE from samples.\n"
+"                        Shares come from tailor report over a recording of\n"
+"                        tailor record (tailor.ko) or perf record -e\n"
+"                        cpu-clock --intr-regs=r15, at 4000 Hz; times are\n"
+"                        shares of the measured execution CPU time.  Its\n"
+"                        files go to a temporary directory, removed after,\n"
+"                        or stay in -w DIR.  tailor is $TAILOR, else next\n"
+"                        to this program, else on the PATH\n"
+"      --profiler P      for --explain-analyze: 'auto' (default: tailor\n"
+"                        where /dev/tailor opens, else perf), 'tailor' or\n"
+"                        'perf'\n"
+"      --count-rows      count the rows each operator produces (a local\n"
+"                        increment per row, added up once a morsel), print\n"
+"                        them, check them against the tables' sizes and the\n"
+"                        result's count(*), and add them to --times\n"
+"                        (op_rows=OP:ROWS,...)\n"
 "  -r, --rows N          result rows to print per query (default 10)\n"
 "  -h, --help            this text\n"
 "\n"
@@ -114,6 +135,10 @@ struct options {
 	const char *extra_op[MAX_EXTRA];
 	uint64_t extra_n[MAX_EXTRA];
 	int nr_extra, explain, rows, threads, clients;
+	int count_rows;			/* --count-rows */
+	int explain_analyze;		/* --explain-analyze */
+	enum ea_profiler profiler;	/* --profiler */
+	int dict_or_times_given;	/* -d or -t: not with --explain-analyze */
 	enum merge_mode merge;
 	long repeat;
 	const char *queries[MAX_QUERIES];
@@ -141,6 +166,8 @@ struct execution {
 	uint64_t cpu_ns, wall_ns;	/* CPU: the client's and the workers' */
 	uint64_t merge_wall_ns;		/* of its group-by merges */
 	unsigned long extra_units;	/* oracle work units executed */
+	/* --count-rows: rows each operator produced, summed over the repeats */
+	unsigned long rows_out[PLAN_MAX_OPERATORS + 1];
 	struct result result;
 };
 
@@ -218,6 +245,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "threads", required_argument, NULL, 'j' },
 		{ "clients", required_argument, NULL, 'c' },
 		{ "merge", required_argument, NULL, 'M' },
+		{ "count-rows", no_argument, NULL, 'R' },
+		{ "explain-analyze", no_argument, NULL, 'A' },
+		{ "profiler", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -242,6 +272,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'd':
 			o->dict = optarg;
+			o->dict_or_times_given = 1;
 			break;
 		case 'w':
 			o->work_dir = optarg;
@@ -277,9 +308,27 @@ static int parse_options(int argc, char **argv, struct options *o)
 		}
 		case 't':
 			o->times = optarg;
+			o->dict_or_times_given = 1;
 			break;
 		case 'e':
 			o->explain = 1;
+			break;
+		case 'R':
+			o->count_rows = 1;
+			break;
+		case 'A':
+			o->explain_analyze = 1;
+			break;
+		case 'P':
+			if (!strcmp(optarg, "auto"))
+				o->profiler = EA_AUTO;
+			else if (!strcmp(optarg, "tailor"))
+				o->profiler = EA_TAILOR;
+			else if (!strcmp(optarg, "perf"))
+				o->profiler = EA_PERF;
+			else
+				return usage_error("invalid --profiler '%s': expected auto, tailor "
+						   "or perf", optarg);
 			break;
 		case 'r':
 			o->rows = (int)strtol(optarg, &end, 10);
@@ -338,7 +387,68 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->nr_queries)
 		o->queries[o->nr_queries++] = "fig3";
+	if (o->explain_analyze) {
+		if (o->nr_queries != 1)
+			return usage_error("--explain-analyze takes one query, not %s", "several");
+		if (o->clients != 1)
+			return usage_error("--explain-analyze runs one client, not --clients %s",
+					   "N");
+		if (o->dict_or_times_given)
+			return usage_error("--explain-analyze writes its own dictionary and times; "
+					   "%s", "drop -d and -t");
+	}
 	return 0;
+}
+
+/*
+ * --explain-analyze: the same run again in a child engine under a
+ * profiler; this process only builds the plan to print.
+ */
+static int run_explain_analyze(const struct options *o)
+{
+	static char scale[32], repeat[32], threads[32], extra[MAX_EXTRA][128];
+	const char *args[12 + 2 * MAX_EXTRA];
+	struct plan plan;
+	struct ea_request req;
+	const struct query_def *def = query_find(o->queries[0]);
+	int n = 0, i;
+
+	memset(&plan, 0, sizeof(plan));
+	plan.query = def->name;
+	def->build(&plan);
+	for (i = 0; i < o->nr_extra; i++)
+		if (!plan_find_op(&plan, o->extra_op[i]))
+			return usage_error("--extra: no operator '%s' in the query, or several "
+					   "(--explain shows them)", o->extra_op[i]);
+	snprintf(scale, sizeof(scale), "%.17g", o->scale);
+	snprintf(repeat, sizeof(repeat), "%ld", o->repeat);
+	snprintf(threads, sizeof(threads), "%d", o->threads);
+	args[n++] = "-s";
+	args[n++] = scale;
+	args[n++] = "-n";
+	args[n++] = repeat;
+	args[n++] = "-j";
+	args[n++] = threads;
+	args[n++] = "--backend";
+	args[n++] = o->backend == LOWER_BACKEND_LLVM ? "llvm" : "c";
+	if (o->cc_given) {
+		args[n++] = "--cc";
+		args[n++] = o->cc;
+	}
+	args[n++] = "--merge";
+	args[n++] = merge_mode_name(o->merge);
+	for (i = 0; i < o->nr_extra; i++) {
+		snprintf(extra[i], sizeof(extra[i]), "%s=%llu", o->extra_op[i],
+			 (unsigned long long)o->extra_n[i]);
+		args[n++] = "-x";
+		args[n++] = extra[i];
+	}
+	req = (struct ea_request){
+		.plan = &plan, .summary = def->summary, .profiler = o->profiler,
+		.keep_dir = o->work_dir, .repeat = o->repeat,
+		.llvm = o->backend == LOWER_BACKEND_LLVM, .args = args, .nr_args = n,
+	};
+	return explain_analyze(&req);
 }
 
 static int make_work_dir(const struct options *o, char *dir, size_t size)
@@ -455,7 +565,7 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 {
 	uint64_t t0;
 
-	if (lower_plan(&q->low, &q->plan, db, lv))
+	if (lower_plan(&q->low, &q->plan, db, lv, o->count_rows))
 		return -1;
 	if (strlen(dir) > PATH_MAX - 64) {
 		fprintf(stderr, "tailor-engine: the work directory's path is too long\n");
@@ -503,7 +613,8 @@ static void run_pipelines(struct execution *e, struct pool *pool)
 	long rows[LOWER_MAX_SLOTS];
 	void *hts[PLAN_MAX_OPERATORS];
 	int workers = pool_workers(pool), i;
-	unsigned long *extra = must_calloc((size_t)workers, sizeof(*extra));
+	unsigned long *extra = must_calloc((size_t)workers * RT_EXTRA_STRIDE, sizeof(*extra));
+	unsigned long *tuples = NULL;
 	struct query_ctx ctx;
 
 	for (i = 0; i < q->low.nr_columns; i++)
@@ -516,7 +627,9 @@ static void run_pipelines(struct execution *e, struct pool *pool)
 			 group_table_new(q->low.hts[i].width, workers, e->query_id);
 	result_free(&e->result);
 	result_init(&e->result, q->low.result_width);
-	ctx = (struct query_ctx){ &runtime_api, columns, rows, hts, &e->result, extra };
+	if (q->low.count_rows)
+		tuples = must_calloc((size_t)workers * RT_TUPLE_SLOTS, sizeof(*tuples));
+	ctx = (struct query_ctx){ &runtime_api, columns, rows, hts, &e->result, extra, tuples };
 	for (i = 0; i < q->module.nr_pipelines; i++) {
 		int source = q->module.sources[i];
 		struct job job = {
@@ -537,8 +650,11 @@ static void run_pipelines(struct execution *e, struct pool *pool)
 		tailor_tag_restore(saved);
 	}
 	for (i = 0; i < workers; i++)
-		e->extra_units += extra[i];
+		e->extra_units += extra[i * RT_EXTRA_STRIDE];
 	free(extra);
+	for (i = 0; tuples && i < workers * RT_TUPLE_SLOTS; i++)
+		e->rows_out[i % RT_TUPLE_SLOTS] += tuples[i];
+	free(tuples);
 	for (i = 0; i < q->low.nr_hts; i++) {
 		if (q->low.hts[i].kind == HT_JOIN) {
 			join_table_free(hts[i]);
@@ -705,8 +821,66 @@ static int check_result(struct execution *e, const struct database *db)
 	return ret;
 }
 
+/*
+ * --count-rows: the rows each operator produced in a run, printed and
+ * checked against what is known without the counters: a scan produces its
+ * table's rows, the root group-by its result's, and the root's input the
+ * sum of the result's count(*), which the reference evaluation checked.
+ * 0, or -1 after a "check: FAILED" line.
+ */
+static int print_row_counts(const struct execution *e, const struct database *db, long repeat)
+{
+	const struct plan *plan = &e->q->plan;
+	const struct op *root = plan->root;
+	const struct result *res = &e->result;
+	int i, ret = 0;
+
+	printf("rows produced a run:");
+	for (i = 0; i < plan->nr_ops; i++)
+		printf("%s %s %lu", i ? "," : "", plan->ops[i].name,
+		       e->rows_out[plan->ops[i].number] / (unsigned long)repeat);
+	printf("\n");
+	for (i = 0; i < plan->nr_ops; i++) {
+		const struct op *op = &plan->ops[i];
+		unsigned long got = e->rows_out[op->number] / (unsigned long)repeat;
+		unsigned long want;
+
+		if (op->kind == OP_SCAN)
+			want = database_table(db, op->table)->rows;
+		else if (op == root)
+			want = (unsigned long)res->rows;
+		else
+			continue;
+		if (got != want || e->rows_out[op->number] % (unsigned long)repeat) {
+			printf("check: FAILED: %s produced %lu rows a run, not %lu\n", op->name,
+			       got, want);
+			ret = -1;
+		}
+	}
+	for (i = 0; i < root->nr_aggregates; i++) {
+		unsigned long want = 0;
+		long r;
+
+		if (root->aggregates[i].fn != AGG_COUNT)
+			continue;
+		for (r = 0; r < res->rows; r++)
+			want += (unsigned long)res->values[r * res->width + 1 + i];
+		if (e->rows_out[root->input->number] != want * (unsigned long)repeat) {
+			printf("check: FAILED: %s produced %lu rows a run; the result counts %lu\n",
+			       root->input->name,
+			       e->rows_out[root->input->number] / (unsigned long)repeat, want);
+			ret = -1;
+		}
+		break;
+	}
+	if (!ret)
+		printf("check: row counts ok (scans, the group-by's input against count(*), "
+		       "its output)\n");
+	return ret;
+}
+
 static int write_times(const char *path, const struct execution *execs, int n,
-		       enum merge_mode merge)
+		       enum merge_mode merge, long repeat)
 {
 	FILE *f = fopen(path, "w");
 	int i;
@@ -720,11 +894,21 @@ static int write_times(const char *path, const struct execution *execs, int n,
 
 		fprintf(f, "query=%s client=%d query_id=%" PRIu64 " pid=%d exec_cpu_ns=%" PRIu64
 			" exec_wall_ns=%" PRIu64 " compile_ns=%" PRIu64
-			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s merge_wall_ns=%" PRIu64 "\n",
+			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s merge_wall_ns=%" PRIu64,
 			e->q->plan.query, e->client + 1, e->query_id, (int)getpid(), e->cpu_ns,
 			e->wall_ns, e->q->compile_ns, e->result.rows, e->extra_units,
 			(double)e->extra_units * e->q->unit_ns, merge_mode_name(merge),
 			e->merge_wall_ns);
+		if (e->q->low.count_rows) {
+			int k;
+
+			/* Rows a run, by operator number: 1:rows,2:rows,... */
+			fprintf(f, " op_rows=");
+			for (k = 1; k <= e->q->plan.nr_ops; k++)
+				fprintf(f, "%s%d:%lu", k > 1 ? "," : "", k,
+					e->rows_out[k] / (unsigned long)repeat);
+		}
+		fputc('\n', f);
 	}
 	if (fclose(f)) {
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
@@ -758,6 +942,8 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
+	if (o.explain_analyze)
+		return run_explain_analyze(&o);
 	for (i = 0; i < o.nr_queries; i++)
 		build_plan(&runs[i], o.queries[i], &o);
 	for (i = 0; i < o.nr_extra; i++) {
@@ -878,12 +1064,14 @@ int main(int argc, char **argv)
 		result_sort(&e->result);
 		print_result(e, o.rows);
 		failed |= check_result(e, &db) != 0;
+		if (o.count_rows)
+			failed |= print_row_counts(e, &db, o.repeat) != 0;
 		tailor_tag_restore(saved);
 	}
 	printf("\n%d execution%s by %d client%s on %d worker thread%s in %.1f ms wall (--merge %s)\n",
 	       nr_execs, nr_execs > 1 ? "s" : "", o.clients, o.clients > 1 ? "s" : "",
 	       o.threads, o.threads > 1 ? "s" : "", (double)wall / 1e6, merge_mode_name(o.merge));
-	if (o.times && write_times(o.times, execs, nr_execs, o.merge))
+	if (o.times && write_times(o.times, execs, nr_execs, o.merge, o.repeat))
 		failed = 1;
 	for (i = 0; i < nr_execs; i++)
 		result_free(&execs[i].result);

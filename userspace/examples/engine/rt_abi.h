@@ -19,8 +19,13 @@
  * Join hash table entries are long[2 + width]: the next entry in the
  * bucket's chain, the key, then the payload.  Group-by rows are
  * long[1 + aggregates]: the key, then the aggregates (sums and counts, so
- * merging adds them).  extra_units[worker] counts the accuracy oracle's
- * work units done (tailor-engine --extra).
+ * merging adds them).  extra_units[worker * RT_EXTRA_STRIDE] counts the
+ * accuracy oracle's work units done (tailor-engine --extra), a cache line
+ * per worker: the count is added at every row, and workers sharing a
+ * line would pay for it, which the oracle's known work does not contain
+ * (natively that cost was 5-20% of the known work and sampled on the next
+ * line, another operator's).  With --count-rows,
+ * tuples[worker * RT_TUPLE_SLOTS + op] the rows operator op produced.
  */
 #ifndef ENGINE_RT_ABI_H
 #define ENGINE_RT_ABI_H
@@ -43,6 +48,7 @@
 		void *const *ht;                                              \
 		void *result;                                                 \
 		unsigned long *extra_units;                                   \
+		unsigned long *tuples;                                        \
 	};                                                                    \
 	struct morsel {                                                       \
 		long begin, end;                                              \
@@ -50,6 +56,12 @@
 	};
 
 RT_ABI_DEFINITIONS
+
+/* ctx->extra_units[] entries per worker: 64 bytes, a cache line. */
+#define RT_EXTRA_STRIDE		8
+
+/* Slots per worker in ctx->tuples: operator numbers 1..PLAN_MAX_OPERATORS. */
+#define RT_TUPLE_SLOTS		17
 
 #define RT_ABI_STRINGIFY(...)	#__VA_ARGS__
 #define RT_ABI_TEXT(x)		RT_ABI_STRINGIFY(x)
