@@ -13,6 +13,7 @@
  * child's measured execution CPU time turns shares into milliseconds.
  */
 #include "explain_analyze.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,77 +51,39 @@ static void ea_path(char *buf, const char *dir, const char *name)
 }
 
 /*
- * The tailor command: $TAILOR, else next to this program (the build
- * tree's ../userspace/tailor, the test box's bin/tailor), else tailor on
- * the PATH.
+ * The tailor command: $TAILOR, else next to this program, @self (the
+ * build tree's ../userspace/tailor, the test box's bin/tailor), else
+ * tailor on the PATH.
  */
-static void find_tailor(char *buf, size_t size)
+static void find_tailor(const char *self, char *buf, size_t size)
 {
 	static const char *const near[] = { "../userspace/tailor", "tailor" };
-	char self[PATH_MAX];
-	ssize_t n;
+	const char *slash = strrchr(self, '/');
 	size_t i;
-	char *slash;
 
 	if (getenv("TAILOR") && *getenv("TAILOR")) {
 		snprintf(buf, size, "%s", getenv("TAILOR"));
 		return;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			for (i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
-				if (snprintf(buf, size, "%s/%s", self, near[i]) < (int)size &&
-				    access(buf, X_OK) == 0)
-					return;
-			}
-		}
-	}
+	for (i = 0; slash && i < sizeof(near) / sizeof(near[0]); i++)
+		if (snprintf(buf, size, "%.*s/%s", (int)(slash - self), self, near[i]) < (int)size &&
+		    access(buf, X_OK) == 0)
+			return;
 	snprintf(buf, size, "tailor");
 }
 
 /*
- * Runs @argv (searched on the PATH) with stdout to @out (NULL: ours) and
- * stderr to @err.  Returns its exit status, 128 + a signal, or 127 if it
- * could not be run.
+ * Runs @argv with stdout to @out (NULL: ours) and stderr to @err.  Returns
+ * its exit status, 128 + a signal, or 127 if it could not be run.
  */
 static int run(char *const argv[], const char *out, const char *err)
 {
-	pid_t pid;
-	int status;
+	int status, ret = proc_run(argv, out, err, &status);
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "tailor-engine: fork: %m\n");
+	if (ret) {
+		fprintf(stderr, "tailor-engine: cannot run %s: %s\n", argv[0], strerror(ret));
 		return 127;
 	}
-	if (pid == 0) {
-		int fd;
-
-		if (out) {
-			fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
-				_exit(127);
-		}
-		/* One file for both: one description, so neither overwrites the other. */
-		if (out && !strcmp(out, err))
-			fd = dup2(STDOUT_FILENO, STDERR_FILENO);
-		else if ((fd = open(err, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) >= 0)
-			fd = dup2(fd, STDERR_FILENO);
-		if (fd < 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "tailor-engine: cannot run %s: %m\n", argv[0]);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 127;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -508,7 +471,7 @@ int explain_analyze(const struct ea_request *req)
 		return 1;
 	}
 	self[n] = 0;
-	find_tailor(tailor, sizeof(tailor));
+	find_tailor(self, tailor, sizeof(tailor));
 	use_tailor = profiler_is_tailor(req->profiler);
 	if (make_files(&fl, req->keep_dir))
 		return 1;

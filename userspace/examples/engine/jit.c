@@ -2,15 +2,13 @@
 /* Compiling and loading generated code (see jit.h). */
 #include <dlfcn.h>
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "jit.h"
+#include "proc.h"
 #include "tailor/tag.h"
-
-extern char **environ;
 
 int jit_run_compiler(const char *cc, const char *const *flags, size_t nr_flags,
 		     const char *out_path, const char *c_path)
@@ -19,7 +17,6 @@ int jit_run_compiler(const char *cc, const char *const *flags, size_t nr_flags,
 	char *argv[64], *save = NULL, *w;
 	int argc = 0, status, ret;
 	size_t i;
-	pid_t pid;
 
 	if (!words)
 		return -1;
@@ -31,19 +28,13 @@ int jit_run_compiler(const char *cc, const char *const *flags, size_t nr_flags,
 	argv[argc++] = (char *)c_path;
 	argv[argc] = NULL;
 
-	ret = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	ret = proc_run(argv, NULL, NULL, &status);
 	if (ret) {
 		fprintf(stderr, "tailor-engine: cannot run the C compiler '%s': %s "
 			"(set --cc or CC)\n", argv[0], strerror(ret));
 		free(words);
 		return -1;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			fprintf(stderr, "tailor-engine: waitpid: %m\n");
-			free(words);
-			return -1;
-		}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "tailor-engine: '%s' failed to compile %s (status %d)\n",
 			argv[0], c_path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
