@@ -187,6 +187,8 @@ native() {
 			"$out/engine-llvm.log" tests/engine/llvm_backend_test.sh
 		tap_totals "the engine's row counts and EXPLAIN ANALYZE from samples (perf, native)" \
 			"$out/explain.log" tests/engine/explain_analyze_test.sh
+		tap_totals "profiles fed back into compilation: tailor-engine --feedback (perf, native)" \
+			"$out/feedback.log" tests/engine/feedback_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \
 			>"$out/engine-san-build.log" 2>&1; then
@@ -198,6 +200,10 @@ native() {
 				"$out/explain-san.log" \
 				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
 				tests/engine/explain_analyze_test.sh
+			tap_totals "--feedback, engine built with ASan and UBSan" \
+				"$out/feedback-san.log" \
+				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
+				tests/engine/feedback_test.sh
 		else
 			tail -5 "$out/engine-san-build.log"
 			result "example engine with ASan and UBSan" 1 "see $out/engine-san-build.log"

@@ -167,7 +167,7 @@ for merge in locked partitioned; do
 		"$engine" -s 0.01 -r 100000 -j "$j" --merge "$merge" -t "$work/m.times" all \
 			>"$work/m-$merge-$j.out" 2>&1 &&
 		[ "$(grep -c '^check: ok' "$work/m-$merge-$j.out")" -eq 5 ] &&
-		[ "$(grep -c " merge=$merge merge_wall_ns=[0-9]*$" "$work/m.times")" -eq 5 ] &&
+		[ "$(grep -c " merge=$merge merge_wall_ns=[0-9]* repeat=1 opt=[0-9:O,]*$" "$work/m.times")" -eq 5 ] &&
 		diff <(rows_of "$work/m-locked-1.out") <(rows_of "$work/m-$merge-$j.out") >"$work/diff" || {
 			merged=0
 			cp "$work/m-$merge-$j.out" "$work/mwhy"

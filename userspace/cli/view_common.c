@@ -98,6 +98,10 @@ void report_meta(const struct report *r, struct doc *d)
 	doc_meta(d, "profile", "complete", doc_bool(r->info->complete));
 	doc_meta(d, "profile", "samples", doc_u64(r->info->nr_samples));
 	doc_meta(d, "profile", "filtered_out", doc_u64(r->agg.filtered_out));
+	/* A row's samples times this is its CPU time: what --feedback needs. */
+	doc_meta(d, "profile", "sample_ns", doc_u64(r->agg.sample_ns));
+	doc_meta(d, "profile", "sample_ns_is_period",
+		 doc_bool(r->info->period_is_ns && r->info->period));
 	doc_meta(d, NULL, "level", doc_str(attr_level_name(r->attr)));
 	doc_meta(d, NULL, "total", doc_u64(r->agg.total));
 	doc_meta(d, NULL, "attributed", doc_u64(agg_attributed(&r->agg)));

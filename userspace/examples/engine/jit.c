@@ -45,7 +45,7 @@ int jit_run_compiler(const char *cc, const char *const *flags, size_t nr_flags,
 	return 0;
 }
 
-int jit_compile(const char *cc, const char *c_path, const char *so_path)
+int jit_compile(const char *cc, const char *c_path, const char *so_path, bool native)
 {
 	/*
 	 * -g: DWARF lines lead samples back to the generated lines.  The tag
@@ -54,11 +54,17 @@ int jit_compile(const char *cc, const char *c_path, const char *so_path)
 	 */
 	static const char *const flags[] = {
 		"-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-nostdlib",
-		TAILOR_TAG_CFLAGS, "-o",
+		TAILOR_TAG_CFLAGS, "-march=native", "-o",
 	};
+	size_t n = sizeof(flags) / sizeof(flags[0]);
+	const char *chosen[sizeof(flags) / sizeof(flags[0])];
+	size_t i, k = 0;
 
-	return jit_run_compiler(cc && *cc ? cc : "cc", flags, sizeof(flags) / sizeof(flags[0]),
-				so_path, c_path);
+	/* --feedback's hot pipelines: -march=native, for the whole file. */
+	for (i = 0; i < n; i++)
+		if (native || strcmp(flags[i], "-march=native"))
+			chosen[k++] = flags[i];
+	return jit_run_compiler(cc && *cc ? cc : "cc", chosen, k, so_path, c_path);
 }
 
 static void *so_lookup(void *handle, const char *name)

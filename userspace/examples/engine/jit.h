@@ -11,6 +11,7 @@
 #ifndef ENGINE_JIT_H
 #define ENGINE_JIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "rt_abi.h"
 
@@ -27,10 +28,11 @@ struct jit_module {
 };
 
 /*
- * Compile @c_path to @so_path with @cc ("cc" when NULL; split on spaces)
- * and load it.  0, or -1 with the reason on stderr.
+ * Compile @c_path to @so_path with @cc ("cc" when NULL; split on spaces),
+ * with -march=native when @native, and load it.  0, or -1 with the
+ * reason on stderr.
  */
-int jit_compile(const char *cc, const char *c_path, const char *so_path);
+int jit_compile(const char *cc, const char *c_path, const char *so_path, bool native);
 int jit_load(struct jit_module *m, const char *so_path);
 void jit_unload(struct jit_module *m);
 

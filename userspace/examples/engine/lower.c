@@ -51,6 +51,20 @@ static const char *display_name(struct lowered *l, const char *name, char *buf, 
 	return buf;
 }
 
+void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size)
+{
+	const char *sep = "";
+	size_t n;
+	int i;
+
+	n = (size_t)snprintf(name, size, "pipeline %d:", k + 1);
+	for (i = 0; i < l->nr_tasks && n < size; i++)
+		if (l->tasks[i].pipeline == l->order[k]) {
+			n += (size_t)snprintf(name + n, size - n, "%s %s", sep, l->tasks[i].name);
+			sep = " ->";
+		}
+}
+
 /* ---- step 1: operators -> pipelines of tasks ---- */
 
 static int pipeline_begin(struct lowered *l)
@@ -66,6 +80,7 @@ static int pipeline_begin(struct lowered *l)
 	p->first_task = -1;
 	p->source = -1;
 	p->order = -1;
+	p->opt = -1;
 	p->id = l->levels->next_pipeline++;
 	l->current = l->nr_pipelines++;
 	return l->current;
@@ -489,16 +504,8 @@ static void record_plan(struct lowered *l)
 	}
 	for (k = 0; k < l->nr_done; k++) {
 		const struct pipeline *p = &l->pipelines[l->order[k]];
-		const char *sep = "";
-		size_t n;
 
-		n = (size_t)snprintf(name, sizeof(name), "pipeline %d:", k + 1);
-		for (i = 0; i < l->nr_tasks && n < sizeof(name); i++)
-			if (l->tasks[i].pipeline == l->order[k]) {
-				n += (size_t)snprintf(name + n, sizeof(name) - n, "%s %s", sep,
-						      l->tasks[i].name);
-				sep = " ->";
-			}
+		lower_pipeline_name(l, k, name, sizeof(name));
 		dict_check(l, tailor_dict_component(d, lv->pipeline, p->id,
 						    display_name(l, name, buf, sizeof(buf))),
 			   "a pipeline");
@@ -617,6 +624,7 @@ int lower_write_c(struct lowered *l, const char *path, enum lower_backend backen
 {
 	struct dict_levels *lv = l->levels;
 	unsigned int lineno = 0;
+	char attr[64];
 	size_t i;
 	FILE *f;
 	int k, op;
@@ -659,9 +667,14 @@ int lower_write_c(struct lowered *l, const char *path, enum lower_backend backen
 		int first = p->first_task;
 
 		write_line(l, f, path, &lineno, -1, "%s", "");
+		/* --feedback's level: on the definition's line, so no line moves. */
+		if (p->opt >= 0)
+			snprintf(attr, sizeof(attr), "__attribute__((optimize(\"O%d\"))) ", p->opt);
+		else
+			attr[0] = 0;
 		write_line(l, f, path, &lineno, first,
-			   "void tailor_pipeline_%d(const struct query_ctx *ctx, const struct morsel *m)",
-			   k);
+			   "%svoid tailor_pipeline_%d(const struct query_ctx *ctx, "
+			   "const struct morsel *m)", attr, k);
 		write_line(l, f, path, &lineno, first, "{");
 		for (op = 1; op <= PLAN_MAX_OPERATORS; op++)
 			if (p->counted & (1u << op))
@@ -678,7 +691,7 @@ int lower_write_c(struct lowered *l, const char *path, enum lower_backend backen
 		write_line(l, f, path, &lineno, first, "}");
 		write_line(l, f, path, &lineno, -1, "%s", "");
 		write_line(l, f, path, &lineno, first,
-			   "void tailor_finish_%d(const struct query_ctx *ctx)", k);
+			   "%svoid tailor_finish_%d(const struct query_ctx *ctx)", attr, k);
 		write_line(l, f, path, &lineno, first, "{");
 		for (i = 0; i < p->nr_finish; i++)
 			write_line(l, f, path, &lineno, p->finish[i].task, "        %s",

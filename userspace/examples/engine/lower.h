@@ -65,6 +65,7 @@ struct pipeline {
 	struct gen_line *finish;	/* tailor_finish_<order>: merge breaker state */
 	size_t nr_finish, cap_finish;
 	uint32_t counted;		/* bit n: operator n counts its rows here */
+	int opt;			/* --feedback: GCC's -O level for its functions; -1: the file's */
 };
 
 enum ht_kind { HT_JOIN, HT_GROUP };
@@ -121,5 +122,11 @@ int lower_plan(struct lowered *l, const struct plan *plan, const struct database
  */
 int lower_write_c(struct lowered *l, const char *path, enum lower_backend backend);
 void lower_free(struct lowered *l);
+/*
+ * The name of the @k-th pipeline in execution order, as the dictionary
+ * gives it ("pipeline 2: TableScan#2 lineitem scan -> ..."), without the
+ * query's prefix that several queries add.
+ */
+void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size);
 
 #endif /* ENGINE_LOWER_H */

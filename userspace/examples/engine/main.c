@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "database.h"
 #include "explain_analyze.h"
+#include "feedback.h"
 #include "jit.h"
 #include "lower.h"
 #include "plan.h"
@@ -120,6 +121,19 @@ static const char usage_text[] =
 "                        them, check them against the tables' sizes and the\n"
 "                        result's count(*), and add them to --times\n"
 "                        (op_rows=OP:ROWS,...)\n"
+"      --feedback PROFILE  compile each pipeline at the GCC level (-O0 to\n"
+"                        -O3 -march=native) that minimizes its expected\n"
+"                        compile time plus execution time, from a previous\n"
+"                        run's profile: tailor report --level pipeline\n"
+"                        --format json (docs/exports.md).  Pipelines are\n"
+"                        found by name; one the profile does not name had\n"
+"                        no samples.  Prints each choice and why; --times\n"
+"                        then says opt=PIPELINE:LEVEL,...  C backend only\n"
+"      --feedback-times FILE  the profiled run's --times: the levels it ran\n"
+"                        at (default -O2), its executions and its compile\n"
+"                        time, which scales the compile-cost model to this\n"
+"                        host.  Repeating --feedback with the new run's\n"
+"                        profile and times converges (bench/feedback.sh)\n"
 "  -r, --rows N          result rows to print per query (default 10)\n"
 "  -h, --help            this text\n"
 "\n"
@@ -140,6 +154,7 @@ struct options {
 	enum ea_profiler profiler;	/* --profiler */
 	int dict_or_times_given;	/* -d or -t: not with --explain-analyze */
 	enum merge_mode merge;
+	const char *feedback, *feedback_times;	/* --feedback, --feedback-times */
 	long repeat;
 	const char *queries[MAX_QUERIES];
 	int nr_queries;
@@ -248,6 +263,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "count-rows", no_argument, NULL, 'R' },
 		{ "explain-analyze", no_argument, NULL, 'A' },
 		{ "profiler", required_argument, NULL, 'P' },
+		{ "feedback", required_argument, NULL, 'F' },
+		{ "feedback-times", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -315,6 +332,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'R':
 			o->count_rows = 1;
+			break;
+		case 'F':
+			o->feedback = optarg;
+			break;
+		case 'T':
+			o->feedback_times = optarg;
 			break;
 		case 'A':
 			o->explain_analyze = 1;
@@ -387,6 +410,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->nr_queries)
 		o->queries[o->nr_queries++] = "fig3";
+	if (o->feedback_times && !o->feedback)
+		return usage_error("--feedback-times %s needs --feedback PROFILE", o->feedback_times);
+	if (o->feedback && o->backend == LOWER_BACKEND_LLVM)
+		return usage_error("--feedback chooses GCC's optimization level per pipeline: "
+				   "%s", "not with --backend llvm");
 	if (o->explain_analyze) {
 		if (o->nr_queries != 1)
 			return usage_error("--explain-analyze takes one query, not %s", "several");
@@ -407,7 +435,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 static int run_explain_analyze(const struct options *o)
 {
 	static char scale[32], repeat[32], threads[32], extra[MAX_EXTRA][128];
-	const char *args[12 + 2 * MAX_EXTRA];
+	const char *args[16 + 2 * MAX_EXTRA];
 	struct plan plan;
 	struct ea_request req;
 	const struct query_def *def = query_find(o->queries[0]);
@@ -437,6 +465,14 @@ static int run_explain_analyze(const struct options *o)
 	}
 	args[n++] = "--merge";
 	args[n++] = merge_mode_name(o->merge);
+	if (o->feedback) {
+		args[n++] = "--feedback";
+		args[n++] = o->feedback;
+	}
+	if (o->feedback_times) {
+		args[n++] = "--feedback-times";
+		args[n++] = o->feedback_times;
+	}
 	for (i = 0; i < o->nr_extra; i++) {
 		snprintf(extra[i], sizeof(extra[i]), "%s=%llu", o->extra_op[i],
 			 (unsigned long long)o->extra_n[i]);
@@ -559,14 +595,36 @@ static void build_plan(struct query_run *q, const char *name, const struct optio
 	}
 }
 
-/* Lower, write, compile and load the plan built by build_plan(). */
+/* --feedback's inputs, read once for every query. */
+struct feedback_in {
+	struct fb_profile profile;
+	struct fb_times times;
+	int have_times;
+};
+
+/*
+ * Lower, write, compile and load the plan built by build_plan(), at the
+ * levels @fb (when not NULL) leads to.
+ */
 static int prepare_query(struct query_run *q, const char *name, const struct options *o,
-			 const struct database *db, struct dict_levels *lv, const char *dir)
+			 const struct database *db, struct dict_levels *lv, const char *dir,
+			 const struct feedback_in *fb)
 {
+	bool native = false;
 	uint64_t t0;
+	int k;
 
 	if (lower_plan(&q->low, &q->plan, db, lv, o->count_rows))
 		return -1;
+	if (fb) {
+		struct fb_run run = { .executions = (long)o->clients * o->repeat,
+				      .threads = o->threads, .prefixed = lv->prefix_names };
+
+		fb_choose(&q->low, &fb->profile, fb->have_times ? &fb->times : NULL, &run,
+			  stdout);
+		for (k = 0; k < q->low.nr_done; k++)
+			native |= q->low.pipelines[q->low.order[k]].opt == FB_NR_LEVELS - 1;
+	}
 	if (strlen(dir) > PATH_MAX - 64) {
 		fprintf(stderr, "tailor-engine: the work directory's path is too long\n");
 		return -1;
@@ -582,7 +640,7 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 		if (jit_llvm_compile(o->cc_given ? o->cc : NULL, q->c_path, q->so_path) ||
 		    jit_llvm_load(&q->module, q->so_path))
 			return -1;
-	} else if (jit_compile(o->cc, q->c_path, q->so_path) ||
+	} else if (jit_compile(o->cc, q->c_path, q->so_path, native) ||
 		   jit_load(&q->module, q->so_path)) {
 		return -1;
 	}
@@ -883,7 +941,7 @@ static int write_times(const char *path, const struct execution *execs, int n,
 		       enum merge_mode merge, long repeat)
 {
 	FILE *f = fopen(path, "w");
-	int i;
+	int i, k;
 
 	if (!f) {
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
@@ -894,14 +952,20 @@ static int write_times(const char *path, const struct execution *execs, int n,
 
 		fprintf(f, "query=%s client=%d query_id=%" PRIu64 " pid=%d exec_cpu_ns=%" PRIu64
 			" exec_wall_ns=%" PRIu64 " compile_ns=%" PRIu64
-			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s merge_wall_ns=%" PRIu64,
+			" rows=%ld extra_units=%lu extra_ns=%.0f merge=%s merge_wall_ns=%" PRIu64
+			" repeat=%ld opt=",
 			e->q->plan.query, e->client + 1, e->query_id, (int)getpid(), e->cpu_ns,
 			e->wall_ns, e->q->compile_ns, e->result.rows, e->extra_units,
 			(double)e->extra_units * e->q->unit_ns, merge_mode_name(merge),
-			e->merge_wall_ns);
-		if (e->q->low.count_rows) {
-			int k;
+			e->merge_wall_ns, repeat);
+		/* Each pipeline's optimization level, in execution order: --feedback-times. */
+		for (k = 0; k < e->q->low.nr_done; k++) {
+			int opt = e->q->low.pipelines[e->q->low.order[k]].opt;
 
+			fprintf(f, "%s%d:%s", k ? "," : "", k + 1,
+				fb_level_name(opt < 0 ? FB_DEFAULT_LEVEL : opt));
+		}
+		if (e->q->low.count_rows) {
 			/* Rows a run, by operator number: 1:rows,2:rows,... */
 			fprintf(f, " op_rows=");
 			for (k = 1; k <= e->q->plan.nr_ops; k++)
@@ -924,6 +988,7 @@ int main(int argc, char **argv)
 	struct execution *execs;
 	struct client *clients;
 	struct dict_levels levels;
+	struct feedback_in feedback;
 	struct database db;
 	struct pool *pool;
 	struct options o;
@@ -955,6 +1020,16 @@ int main(int argc, char **argv)
 			return usage_error("--extra: no operator '%s' in the queries run, or "
 					   "several (--explain shows them)", o.extra_op[i]);
 	}
+	memset(&feedback, 0, sizeof(feedback));
+	if (o.feedback && fb_profile_read(&feedback.profile, o.feedback))
+		return 1;
+	if (o.feedback_times) {
+		if (fb_times_read(&feedback.times, o.feedback_times)) {
+			fb_profile_free(&feedback.profile);
+			return 1;
+		}
+		feedback.have_times = 1;
+	}
 	if (make_work_dir(&o, dir, sizeof(dir)) || dict_setup(&levels, &o, part_task))
 		return 1;
 	/* LLVM's perf listener writes under $JITDUMPDIR/.debug/jit/, else under $HOME. */
@@ -984,7 +1059,8 @@ int main(int argc, char **argv)
 	saved = tailor_tag_set(part_task[PART_CODEGEN]);
 	saved_word = tailor_tag_word_set(part_task[PART_CODEGEN] << LOWER_WORD_TASK_SHIFT);
 	for (i = 0; i < o.nr_queries; i++)
-		if (prepare_query(&runs[i], o.queries[i], &o, &db, &levels, dir)) {
+		if (prepare_query(&runs[i], o.queries[i], &o, &db, &levels, dir,
+				  o.feedback ? &feedback : NULL)) {
 			tailor_tag_word_restore(saved_word);
 			tailor_tag_restore(saved);
 			return 1;
@@ -1084,6 +1160,8 @@ int main(int argc, char **argv)
 	}
 	if (levels.dict)
 		tailor_dict_free(levels.dict);
+	fb_profile_free(&feedback.profile);
+	fb_times_free(&feedback.times);
 	database_free(&db);
 	tailor_tag_restore(engine_tag);
 	return failed;

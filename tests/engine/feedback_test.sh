@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# feedback_test.sh [BUILD_DIR]: tailor-engine --feedback, natively, with a
+# profile from perf record -e cpu-clock --intr-regs=r15 read by tailor
+# report --level pipeline --format json.
+#   - the loop: the profile names every sampled pipeline and what a sample
+#     stands for; a run fed it keeps its results, prints one choice per
+#     pipeline, writes them to --times (opt=), and compiles each pipeline's
+#     functions at that level (their optimize attributes), with
+#     -march=native exactly when one is at -O3 (the compiler's arguments,
+#     through a --cc that logs them);
+#   - the model: a pipeline's level never falls as its samples grow, and
+#     spans -O0 (no samples) to -O3 (hours of them); a profile taken at
+#     -O0 with twice the samples, said so by --feedback-times, leads to the
+#     same choice as one at -O2 (the priors' factor of 2);
+#   - names: a profile of one query serves a run of two (names prefixed
+#     with the query), and one of another query changes nothing, saying so;
+#   - bad input: not JSON (with the offset), another level, no sample_ns,
+#     a bad --times line, a missing file: exit 1 and a message naming
+#     the file; --feedback-times alone or --backend llvm: exit 2.
+# TAILOR_ENGINE: the engine to test (the ASan/UBSan build, say).
+#
+# Prints TAP and a "# Totals:" line.
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/build}
+engine=${TAILOR_ENGINE:-$build/examples/tailor-engine}
+tailor=$build/userspace/tailor
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+
+if [ ! -x "$engine" ] || [ ! -x "$tailor" ]; then
+	not_ok "$engine or $tailor missing: make userspace examples"
+	tap_totals
+	exit 1
+fi
+if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
+	skip "perf and python3 are needed (scripts/setup.sh installs them)"
+	tap_totals
+	exit 0
+fi
+
+# A C compiler that logs its arguments, one run a line.
+cat >"$work/cc" <<EOF
+#!/bin/sh
+echo "\$*" >>"$work/cc.log"
+exec ${CC:-cc} "\$@"
+EOF
+chmod +x "$work/cc"
+
+field() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | head -1; }
+
+# The loop's first step: a profiled run of sfja at the default level.
+perf record -q -e cpu-clock -F 4000 --intr-regs=r15 --user-regs=ip,r15 -o "$work/perf.data" -- \
+	"$engine" -s 0.03 -d "$work/q.dict" -t "$work/times0" -w "$work/gen0" sfja \
+	>"$work/run0.out" 2>&1
+"$tailor" report -i "$work/perf.data" -d "$work/q.dict" --level pipeline -f json \
+	>"$work/profile.json" 2>"$work/report.err"
+if python3 - "$work/profile.json" "$work/times0" >"$work/profile.check" 2>&1 <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["level"] == "pipeline", p["level"]
+assert p["profile"]["sample_ns"] > 0, "no sample_ns"
+pipes = [r for r in p["rows"] if r["name"].startswith("pipeline ")]
+assert pipes and max(r["samples"] for r in pipes) > 0, "no pipeline sampled"
+opt = [f for f in open(sys.argv[2]).read().split() if f.startswith("opt=")][0]
+assert opt == "opt=1:O2,2:O2,3:O2", opt
+EOF
+then
+	ok "a profile of sfja names its sampled pipelines and sample_ns; without feedback --times says opt=1:O2,2:O2,3:O2"
+else
+	not_ok "the profile or the times of a run without feedback" "$work/profile.check"
+fi
+
+# run NAME ARGS...: the engine with --cc logging; stdout+stderr in NAME.out.
+run() {
+	local name=$1
+	shift
+	: >"$work/cc.log"
+	"$engine" --cc "$work/cc" -w "$work/gen-$name" -t "$work/$name.times" "$@" \
+		>"$work/$name.out" 2>&1
+}
+
+# levels_agree NAME: opt= of --times, the functions' attributes and
+# -march=native all say the same; prints "ok"/"not ok" lines.
+levels_agree() {
+	local name=$1 opt k level c native=no
+	opt=$(field "$work/$name.times" opt)
+	c=$(ls "$work/gen-$name"/*.c)
+	for kl in ${opt//,/ }; do
+		k=${kl%%:*}
+		level=${kl#*:}
+		[ "$level" = O3 ] && native=yes
+		for fn in tailor_pipeline_ tailor_finish_; do
+			grep -q "^__attribute__((optimize(\"$level\"))) void $fn$((k - 1))(" "$c" ||
+				{ echo "not ok: $fn$((k - 1)) is not at $level in $c"; return; }
+		done
+	done
+	if grep -q -- -march=native "$work/cc.log"; then
+		[ $native = yes ] || { echo "not ok: -march=native without a pipeline at O3"; return; }
+	else
+		[ $native = no ] || { echo "not ok: a pipeline at O3 without -march=native"; return; }
+	fi
+	echo "ok"
+}
+
+run fb -s 0.03 --feedback "$work/profile.json" --feedback-times "$work/times0" sfja
+rc=$?
+choices=$(grep -c '^feedback: sfja pipeline [123]: ' "$work/fb.out")
+agree=$(levels_agree fb)
+if [ $rc -eq 0 ] && grep -q '^check: ok' "$work/fb.out" && [ "$choices" -eq 3 ] &&
+	[ "$agree" = ok ]; then
+	ok "--feedback on sfja: results checked, 3 choices ($(field "$work/fb.times" opt)), attributes and -march=native as --times says"
+else
+	not_ok "--feedback on sfja: exit $rc, $choices choices, levels: $agree" "$work/fb.out"
+fi
+if grep -q '^feedback: sfja pipeline 3: 0 samples.*: -O0 ' "$work/fb.out"; then
+	ok "the output pipeline, never sampled, is compiled at -O0"
+else
+	not_ok "the output pipeline, never sampled, is not at -O0" "$work/fb.out"
+fi
+
+# with_samples FILE N: the profile with pipeline 2's samples set to N.
+with_samples() {
+	python3 - "$work/profile.json" "$2" >"$1" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for r in p["rows"]:
+    if r["name"].startswith("pipeline 2:"):
+        r["samples"] = float(sys.argv[2])
+        break
+else:
+    sys.exit("no row of pipeline 2")
+json.dump(p, sys.stdout)
+EOF
+}
+
+# The model, as samples grow: levels never fall, and span -O0 to -O3.
+levels=""
+for count in 0 20 200 2000 20000 2000000; do
+	with_samples "$work/p$count.json" $count
+	run "m$count" -s 0.002 -r 0 --feedback "$work/p$count.json" sfja
+	levels="$levels $(sed -n 's/^feedback: sfja pipeline 2: .*: -\(O[0-3]\).*/\1/p' "$work/m$count.out")"
+done
+# shellcheck disable=SC2086 # $levels: one argument a level
+if python3 -c 'import sys; l = sys.argv[1:]; assert len(l) == 6 and l == sorted(l) and l[0] == "O0" and l[-1] == "O3", l' $levels 2>"$work/mono.err"; then
+	ok "pipeline 2's level as its samples grow from 0 to 2000000:$levels"
+else
+	not_ok "pipeline 2's levels as its samples grow:$levels (never falling, O0 to O3)" "$work/mono.err"
+fi
+m3=$(levels_agree m2000000)
+if [ "$m3" = ok ] && grep -q -- -march=native "$work/cc.log"; then
+	ok "a pipeline at -O3: its attributes, and -march=native for the file"
+else
+	not_ok "a pipeline at -O3: $m3" "$work/m2000000.out"
+fi
+
+# --feedback-times: a profile at -O0 with twice the samples is the same.
+base=$(sed -n 's/^feedback: sfja pipeline 2: [0-9]* samples, \([0-9.]*\) ms.*/\1/p' "$work/m200.out")
+with_samples "$work/p400.json" 400
+sed 's/opt=[^ ]*/opt=1:O2,2:O0,3:O2/' "$work/times0" >"$work/times-o0"
+sed 's/opt=[^ ]*/opt=1:O2,2:O2,3:O2/' "$work/times0" >"$work/times-o2"
+run t0 -s 0.002 -r 0 --feedback "$work/p400.json" --feedback-times "$work/times-o0" sfja
+run t2 -s 0.002 -r 0 --feedback "$work/p200.json" --feedback-times "$work/times-o2" sfja
+l0=$(field "$work/t0.times" opt)
+l2=$(field "$work/t2.times" opt)
+if [ -n "$l0" ] && [ "$l0" = "$l2" ] &&
+	grep -q '^feedback: sfja pipeline 2: 400 samples, .* at -O0 (' "$work/t0.out"; then
+	ok "400 samples at -O0 choose as 200 at -O2 ($l0)"
+else
+	not_ok "400 samples at -O0: $l0; 200 at -O2: $l2 (base $base ms)" "$work/t0.out"
+fi
+
+# Names: a profile of sfja serves a run of two queries; one of fig3 does not.
+if run two -s 0.002 -r 0 --feedback "$work/profile.json" sfja q1 && [ "$(grep -c '^feedback: sfja pipeline' "$work/two.out")" -eq 3 ] &&
+	grep -q '^feedback: q1: the profile names none of its 2 pipelines' "$work/two.out" &&
+	[ "$(grep -c '^check: ok' "$work/two.out")" -eq 2 ]; then
+	ok "a profile of sfja in a run of sfja and q1: sfja's pipelines found by name, q1 left as without feedback"
+else
+	not_ok "a profile of sfja in a run of sfja and q1" "$work/two.out"
+fi
+if run other -s 0.002 -r 0 --feedback "$work/profile.json" fig3 && grep -q '^feedback: fig3: the profile names none' "$work/other.out" &&
+	[ "$(field "$work/other.times" opt)" = 1:O2,2:O2,3:O2 ] && ! grep -q optimize "$work"/gen-other/*.c; then
+	ok "a profile of another query: said so, compiled as without feedback"
+else
+	not_ok "a profile of another query" "$work/other.out"
+fi
+
+# refused EXIT PATTERN NAME ARGS...: the engine exits EXIT with PATTERN on stderr.
+refused() {
+	local want=$1 pattern=$2 name=$3 rc
+	shift 3
+	"$engine" -s 0.002 -w "$work/gen-bad" "$@" >"$work/bad.out" 2>&1
+	rc=$?
+	if [ $rc -eq "$want" ] && grep -q -- "$pattern" "$work/bad.out"; then
+		ok "refused: $name (exit $rc)"
+	else
+		not_ok "not refused as it should be: $name (exit $rc, want $want and '$pattern')" \
+			"$work/bad.out"
+	fi
+}
+printf '{"profile": {"sample_ns": 1}, "level": "pipeline", "rows": [' >"$work/cut.json"
+refused 1 "cut.json: not JSON: offset [0-9]*: the document ends where a value should be" "a profile cut short" \
+	--feedback "$work/cut.json" sfja
+"$tailor" report -i "$work/perf.data" -d "$work/q.dict" --level operator -f json \
+	>"$work/operator.json" 2>/dev/null
+refused 1 "a profile at level 'operator'; --feedback needs 'pipeline'" "a profile at another level" \
+	--feedback "$work/operator.json" sfja
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); del p["profile"]["sample_ns"]; json.dump(p, sys.stdout)' \
+	"$work/profile.json" >"$work/old.json"
+refused 1 'old.json: no "profile"."sample_ns"' "a profile without sample_ns" \
+	--feedback "$work/old.json" sfja
+sed 's/ opt=[^ ]*//' "$work/times0" >"$work/bad.times"
+refused 1 "bad.times: line 1: not a line of tailor-engine --times" "times without opt=" \
+	--feedback "$work/profile.json" --feedback-times "$work/bad.times" sfja
+refused 1 "cannot open the profile $work/nothing.json" "a missing profile" \
+	--feedback "$work/nothing.json" sfja
+refused 2 "--feedback-times $work/times0 needs --feedback" "--feedback-times alone" \
+	--feedback-times "$work/times0" sfja
+if [ -f "$(dirname "$engine")/tailor-engine-llvm.so" ]; then
+	refused 2 "not with --backend llvm" "--feedback with --backend llvm" \
+		--backend c --feedback "$work/profile.json" --backend llvm sfja
+fi
+tap_totals

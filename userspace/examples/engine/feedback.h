@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Profiles fed back into compilation (seed 003): tailor report's
+ * per-pipeline profile (--level pipeline -f json, docs/exports.md) says
+ * how much CPU time each pipeline of a previous run took; the engine then
+ * compiles each pipeline at the GCC optimization level that minimizes its
+ * expected compile time plus execution time: cold pipelines cheaply, hot
+ * ones at -O3 -march=native.
+ */
+#ifndef ENGINE_FEEDBACK_H
+#define ENGINE_FEEDBACK_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "lower.h"
+
+#define FB_NR_LEVELS	4	/* -O0 .. -O3; -O3 adds -march=native to the file */
+#define FB_DEFAULT_LEVEL 2	/* the file's level without feedback: -O2 */
+
+struct fb_row {
+	char *name;
+	double samples;
+};
+
+/* A profile: tailor report --level pipeline --format json. */
+struct fb_profile {
+	struct fb_row *rows;
+	size_t nr_rows;
+	double sample_ns;		/* what one sample stands for */
+	int complete;			/* the recording was read to its end */
+	void *doc;			/* the parsed document the names live in */
+};
+
+/* What the profiled run's --times says of one query. */
+struct fb_times_query {
+	char name[64];
+	double compile_ns;
+	long executions;		/* clients x repeat */
+	int nr_pipelines;
+	int opt[LOWER_MAX_PIPELINES];	/* levels by execution order */
+};
+
+struct fb_times {
+	struct fb_times_query *queries;
+	int nr_queries;
+};
+
+/*
+ * Parse a profile of @len bytes named @what.  0, or -1 with a message
+ * naming @what and the problem in @err.
+ */
+int fb_profile_parse(struct fb_profile *p, const char *text, size_t len, const char *what,
+		     char *err, size_t errlen);
+/* Read and parse the file @path; 0, or -1 after a message on stderr. */
+int fb_profile_read(struct fb_profile *p, const char *path);
+void fb_profile_free(struct fb_profile *p);
+
+/*
+ * Parse a --times file from @f, named @what: 0, or -1 with a message in
+ * @err.  fb_times_read() opens @path and reports on stderr.
+ */
+int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, size_t errlen);
+int fb_times_read(struct fb_times *t, const char *path);
+void fb_times_free(struct fb_times *t);
+
+/* How this run will execute the query: the choice depends on it. */
+struct fb_run {
+	long executions;		/* clients x repeat */
+	int threads;			/* workers: a split pipeline's wall time is CPU / this */
+	int prefixed;			/* the dictionary prefixes names with the query */
+};
+
+/*
+ * Choose each pipeline's level of the lowered query @l (sets
+ * pipelines[].opt) from @prof and, where given, the profiled run's
+ * @times, printing one line per pipeline to @log.  Returns the number of
+ * pipelines the profile names (0: the query keeps the default levels).
+ */
+int fb_choose(struct lowered *l, const struct fb_profile *prof, const struct fb_times *times,
+	      const struct fb_run *run, FILE *log);
+
+/* "O2" for level 2. */
+const char *fb_level_name(int level);
+
+#endif /* ENGINE_FEEDBACK_H */

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --feedback's inputs (see feedback.h): tailor report's JSON profile and
+ * the profiled run's --times.  Both come from outside; fuzz_feedback
+ * feeds this file random profiles.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "feedback.h"
+#include "json.h"
+
+void fb_profile_free(struct fb_profile *p)
+{
+	if (p->doc) {
+		json_free(p->doc);
+		free(p->doc);
+	}
+	free(p->rows);
+	memset(p, 0, sizeof(*p));
+}
+
+__attribute__((format(printf, 4, 5)))
+static int refuse(char *err, size_t errlen, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(err, errlen, "%s: ", what);
+
+	if (n >= 0 && (size_t)n < errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int is_count(const struct json_value *v)
+{
+	return v && v->type == JSON_NUMBER && v->number >= 0 && v->number <= 1e18;
+}
+
+int fb_profile_parse(struct fb_profile *p, const char *text, size_t len, const char *what,
+		     char *err, size_t errlen)
+{
+	const struct json_value *root, *info, *level, *rows, *r, *sample_ns, *complete;
+	struct json_doc *doc = calloc(1, sizeof(*doc));
+	char why[200];
+	size_t i = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!doc)
+		return refuse(err, errlen, what, "out of memory");
+	if (json_parse(doc, text, len, why, sizeof(why))) {
+		free(doc);
+		return refuse(err, errlen, what, "not JSON: %s", why);
+	}
+	p->doc = doc;
+	root = doc->root;
+	info = json_get(root, "profile");
+	level = json_get(root, "level");
+	rows = json_get(root, "rows");
+	sample_ns = json_get(info, "sample_ns");
+	complete = json_get(info, "complete");
+	if (root->type != JSON_OBJECT || !info || !level || !rows) {
+		refuse(err, errlen, what, "not a profile of tailor report --format json "
+			      "(it needs \"profile\", \"level\" and \"rows\")");
+		fb_profile_free(p);
+		return -1;
+	}
+	if (level->type != JSON_STRING || strcmp(level->string, "pipeline")) {
+		refuse(err, errlen, what, "a profile at level '%s'; --feedback needs "
+			      "'pipeline' (tailor report --level pipeline --format json)",
+			      level->type == JSON_STRING ? level->string : "?");
+		fb_profile_free(p);
+		return -1;
+	}
+	if (!is_count(sample_ns) || sample_ns->number < 1) {
+		refuse(err, errlen, what, "no \"profile\".\"sample_ns\": written by a "
+			      "tailor before 2026-11-24? Report it again");
+		fb_profile_free(p);
+		return -1;
+	}
+	if (rows->type != JSON_ARRAY) {
+		refuse(err, errlen, what, "\"rows\" is not an array");
+		fb_profile_free(p);
+		return -1;
+	}
+	p->sample_ns = sample_ns->number;
+	p->complete = !complete || complete->type != JSON_FALSE;
+	p->rows = calloc(rows->len ? rows->len : 1, sizeof(*p->rows));
+	if (!p->rows) {
+		refuse(err, errlen, what, "out of memory");
+		fb_profile_free(p);
+		return -1;
+	}
+	for (r = rows->first; r; r = r->next, i++) {
+		const struct json_value *name = json_get(r, "name");
+		const struct json_value *samples = json_get(r, "samples");
+
+		if (!name || name->type != JSON_STRING || !is_count(samples)) {
+			refuse(err, errlen, what, "row %zu has no \"name\" string and "
+				      "\"samples\" count", i + 1);
+			fb_profile_free(p);
+			return -1;
+		}
+		p->rows[i] = (struct fb_row){ name->string, samples->number };
+	}
+	p->nr_rows = i;
+	return 0;
+}
+
+int fb_profile_read(struct fb_profile *p, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL, err[512];
+	size_t len = 0, cap = 0, n;
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "tailor-engine: cannot open the profile %s: %m\n", path);
+		return -1;
+	}
+	do {
+		if (cap - len < 65536) {
+			char *bigger = cap > (256u << 20) ? NULL : realloc(text, cap + 65536 * 4);
+
+			if (!bigger) {
+				fprintf(stderr, "tailor-engine: %s: %s\n", path, cap ?
+					"larger than 256 MiB" : "out of memory");
+				free(text);
+				fclose(f);
+				return -1;
+			}
+			text = bigger;
+			cap += 65536 * 4;
+		}
+		n = fread(text + len, 1, cap - len, f);
+		len += n;
+	} while (n);
+	if (ferror(f)) {
+		fprintf(stderr, "tailor-engine: cannot read the profile %s\n", path);
+		free(text);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	ret = fb_profile_parse(p, text, len, path, err, sizeof(err));
+	free(text);
+	if (ret)
+		fprintf(stderr, "tailor-engine: %s\n", err);
+	return ret;
+}
+
+void fb_times_free(struct fb_times *t)
+{
+	free(t->queries);
+	memset(t, 0, sizeof(*t));
+}
+
+/* "key=" in a --times line: its value up to the next space, or NULL. */
+static const char *field(const char *line, const char *key, char *buf, size_t size)
+{
+	size_t n = strlen(key);
+	const char *at = line;
+
+	for (;;) {
+		at = strstr(at, key);
+		if (!at)
+			return NULL;
+		if ((at == line || at[-1] == ' ') && at[n] == '=')
+			break;
+		at += n;
+	}
+	at += n + 1;
+	n = strcspn(at, " \n");
+	if (n >= size)
+		return NULL;
+	memcpy(buf, at, n);
+	buf[n] = 0;
+	return buf;
+}
+
+int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, size_t errlen)
+{
+	char line[4096], v[2048], *end;
+	int lineno = 0, i;
+
+	memset(t, 0, sizeof(*t));
+	while (fgets(line, sizeof(line), f)) {
+		struct fb_times_query *q = NULL, *grown;
+		long repeat;
+		char *s;
+
+		lineno++;
+		if (!field(line, "query", v, sizeof(v)) || strlen(v) >= sizeof(q->name))
+			goto bad;
+		for (i = 0; i < t->nr_queries; i++)
+			if (!strcmp(t->queries[i].name, v))
+				q = &t->queries[i];
+		if (!q) {
+			if (t->nr_queries == 64) {
+				refuse(err, errlen, what, "more than 64 queries");
+				goto fail;
+			}
+			grown = realloc(t->queries, (size_t)(t->nr_queries + 1) * sizeof(*grown));
+			if (!grown) {
+				refuse(err, errlen, what, "out of memory");
+				goto fail;
+			}
+			t->queries = grown;
+			q = &t->queries[t->nr_queries++];
+			memset(q, 0, sizeof(*q));
+			strcpy(q->name, v);
+		}
+		if (!field(line, "repeat", v, sizeof(v)))
+			goto bad;
+		repeat = strtol(v, &end, 10);
+		if (repeat < 1 || repeat > 100000 || *end)
+			goto bad;
+		q->executions += repeat;
+		if (!field(line, "compile_ns", v, sizeof(v)))
+			goto bad;
+		q->compile_ns = strtod(v, &end);
+		if (!(q->compile_ns > 0 && q->compile_ns < 1e15) || *end)
+			goto bad;
+		/* opt=1:O2,2:O0,...: the level of each pipeline, in execution order. */
+		if (!field(line, "opt", v, sizeof(v)))
+			goto bad;
+		q->nr_pipelines = 0;
+		for (s = v; *s; ) {
+			long k;
+
+			if (*s < '1' || *s > '9')
+				goto bad;
+			k = strtol(s, &end, 10);
+			if (k != q->nr_pipelines + 1 || k > LOWER_MAX_PIPELINES || end[0] != ':' ||
+			    end[1] != 'O' || end[2] < '0' || end[2] >= '0' + FB_NR_LEVELS ||
+			    (end[3] && end[3] != ','))
+				goto bad;
+			q->opt[q->nr_pipelines++] = end[2] - '0';
+			s = end[3] ? end + 4 : end + 3;
+		}
+		if (!q->nr_pipelines)
+			goto bad;
+	}
+	if (ferror(f) || !t->nr_queries) {
+		refuse(err, errlen, what, ferror(f) ? "cannot read it" : "no query in it");
+		goto fail;
+	}
+	return 0;
+bad:
+	refuse(err, errlen, what, "line %d: not a line of tailor-engine --times with query=, "
+	       "repeat=, compile_ns= and opt= (from this version)", lineno);
+fail:
+	fb_times_free(t);
+	return -1;
+}
+
+int fb_times_read(struct fb_times *t, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char err[512];
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (!f) {
+		fprintf(stderr, "tailor-engine: cannot open --feedback-times %s: %m\n", path);
+		return -1;
+	}
+	ret = fb_times_parse(t, f, path, err, sizeof(err));
+	fclose(f);
+	if (ret)
+		fprintf(stderr, "tailor-engine: --feedback-times %s\n", err);
+	return ret;
+}
