@@ -37,6 +37,7 @@ scales=${FEEDBACK_SCALES:-0.05 0.5}
 queries=${FEEDBACK_QUERIES:-fig3 twojoins q1 sfja groups}
 rounds=${FEEDBACK_ROUNDS:-7}
 max_iter=${FEEDBACK_MAX_ITER:-5}
+[ "$max_iter" -ge 1 ] 2>/dev/null || { echo "${0##*/}: FEEDBACK_MAX_ITER must be 1 or more" >&2; exit 2; }
 freq=${FEEDBACK_FREQ:-4000}
 out=$top/build/bench/feedback
 tailor=$top/build/userspace/tailor

@@ -93,15 +93,25 @@ void report_header(const struct report *r, struct doc *d)
 /* JSON: what was read, and how much of it the level reached. */
 void report_meta(const struct report *r, struct doc *d)
 {
+	uint64_t cpu_ns = 0;
+
 	doc_meta(d, "profile", "input", doc_str(r->input));
 	doc_meta(d, "profile", "format", doc_str(r->info->format));
 	doc_meta(d, "profile", "complete", doc_bool(r->info->complete));
 	doc_meta(d, "profile", "samples", doc_u64(r->info->nr_samples));
 	doc_meta(d, "profile", "filtered_out", doc_u64(r->agg.filtered_out));
-	/* A row's samples times this is its CPU time: what --feedback needs. */
-	doc_meta(d, "profile", "sample_ns", doc_u64(r->agg.sample_ns));
-	doc_meta(d, "profile", "sample_ns_is_period",
-		 doc_bool(r->info->period_is_ns && r->info->period));
+	/*
+	 * What a sample stands for in CPU time, for programs (--feedback):
+	 * a clock's period, or a clock's period at perf -F's frequency --
+	 * not the mean spacing of all samples, which shrinks with the CPUs
+	 * sampled at once.
+	 */
+	if (r->info->period_is_ns && r->info->period)
+		cpu_ns = r->info->period;
+	else if (r->info->period_is_ns && r->info->freq_hz)
+		cpu_ns = 1000000000ull / r->info->freq_hz;
+	doc_meta(d, "profile", "sample_ns", doc_u64(cpu_ns ? cpu_ns : r->agg.sample_ns));
+	doc_meta(d, "profile", "sample_ns_is_cpu_time", doc_bool(cpu_ns != 0));
 	doc_meta(d, NULL, "level", doc_str(attr_level_name(r->attr)));
 	doc_meta(d, NULL, "total", doc_u64(r->agg.total));
 	doc_meta(d, NULL, "attributed", doc_u64(agg_attributed(&r->agg)));

@@ -60,7 +60,7 @@ int fb_choose(struct lowered *l, const struct fb_profile *prof, const struct fb_
 	double scale = 1, predicted = compile_fixed_ns;
 	long prof_execs = run->executions;
 	int k, level, found = 0;
-	char name[1024];
+	char name[LOWER_NAME_MAX];
 
 	for (k = 0; times && k < times->nr_queries; k++)
 		if (!strcmp(times->queries[k].name, query))

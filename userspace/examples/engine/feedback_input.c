@@ -43,7 +43,7 @@ static int is_count(const struct json_value *v)
 int fb_profile_parse(struct fb_profile *p, const char *text, size_t len, const char *what,
 		     char *err, size_t errlen)
 {
-	const struct json_value *root, *info, *level, *rows, *r, *sample_ns, *complete;
+	const struct json_value *root, *info, *level, *rows, *r, *sample_ns, *complete, *cpu_time;
 	struct json_doc *doc = calloc(1, sizeof(*doc));
 	char why[200];
 	size_t i = 0;
@@ -75,9 +75,17 @@ int fb_profile_parse(struct fb_profile *p, const char *text, size_t len, const c
 		fb_profile_free(p);
 		return -1;
 	}
-	if (!is_count(sample_ns) || sample_ns->number < 1) {
-		refuse(err, errlen, what, "no \"profile\".\"sample_ns\": written by a "
-			      "tailor before 2026-11-24? Report it again");
+	cpu_time = json_get(info, "sample_ns_is_cpu_time");
+	if (!is_count(sample_ns) || sample_ns->number < 1 || !cpu_time) {
+		refuse(err, errlen, what, "no \"profile\".\"sample_ns\" and "
+			      "\"sample_ns_is_cpu_time\": written by a tailor before 2026-11-24? "
+			      "Report it again");
+		fb_profile_free(p);
+		return -1;
+	}
+	if (cpu_time->type != JSON_TRUE) {
+		refuse(err, errlen, what, "its samples are not CPU time (the event is not a "
+			      "clock: sample with cpu-clock, or tailor record)");
 		fb_profile_free(p);
 		return -1;
 	}
@@ -126,8 +134,8 @@ int fb_profile_read(struct fb_profile *p, const char *path)
 			char *bigger = cap > (256u << 20) ? NULL : realloc(text, cap + 65536 * 4);
 
 			if (!bigger) {
-				fprintf(stderr, "tailor-engine: %s: %s\n", path, cap ?
-					"larger than 256 MiB" : "out of memory");
+				fprintf(stderr, "tailor-engine: %s: %s\n", path,
+					cap > (256u << 20) ? "larger than 256 MiB" : "out of memory");
 				free(text);
 				fclose(f);
 				return -1;
@@ -237,6 +245,8 @@ int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, siz
 			if (k != q->nr_pipelines + 1 || k > LOWER_MAX_PIPELINES || end[0] != ':' ||
 			    end[1] != 'O' || end[2] < '0' || end[2] >= '0' + FB_NR_LEVELS ||
 			    (end[3] && end[3] != ','))
+				goto bad;
+			if (end[3] == ',' && !end[4])
 				goto bad;
 			q->opt[q->nr_pipelines++] = end[2] - '0';
 			s = end[3] ? end + 4 : end + 3;

@@ -95,7 +95,7 @@ static int hex4(struct parser *p, unsigned int *out)
 			v |= (unsigned int)(c - 'A' + 10);
 		else {
 			p->pos--;
-			fail(p, "'%c' is not a hex digit in a \\u escape", c);
+			fail(p, "byte 0x%02x is not a hex digit in a \\u escape", (unsigned char)c);
 			return -1;
 		}
 	}
@@ -188,13 +188,18 @@ static char *string(struct parser *p, size_t *out_len)
 			} else if (cp >= 0xdc00 && cp < 0xe000) {
 				fail(p, "a low surrogate alone");
 				return NULL;
+			} else if (!cp) {
+				/* Names are C strings here: a NUL would cut one short. */
+				fail(p, "\\u0000 in a string");
+				return NULL;
 			}
 			/* 6 or 12 source bytes become at most 4. */
 			n += put_utf8(s + n, cp);
 			break;
 		default:
 			p->pos--;
-			fail(p, "unknown escape '\\%c'", p->text[p->pos]);
+			fail(p, "unknown escape: byte 0x%02x after a backslash",
+			     (unsigned char)p->text[p->pos]);
 			return NULL;
 		}
 		if (p->pos >= p->len) {
@@ -283,7 +288,7 @@ static struct json_value *value(struct parser *p, int depth)
 		fail(p, "the document ends where a value should be");
 		return NULL;
 	}
-	if (depth > JSON_MAX_DEPTH) {
+	if (depth >= JSON_MAX_DEPTH) {
 		fail(p, "nested deeper than %d", JSON_MAX_DEPTH);
 		return NULL;
 	}

@@ -17,7 +17,7 @@ enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSO
 struct json_value {
 	enum json_type type;
 	double number;			/* JSON_NUMBER */
-	char *string;			/* JSON_STRING (NUL-terminated, may hold NULs: len) */
+	char *string;			/* JSON_STRING, NUL-terminated (\u0000 is refused) */
 	size_t len;			/* JSON_STRING: bytes; ARRAY/OBJECT: members */
 	struct json_value *first;	/* ARRAY/OBJECT: the first member */
 	struct json_value *next;	/* the next member of the parent */

@@ -475,7 +475,7 @@ static void record_plan(struct lowered *l)
 {
 	struct dict_levels *lv = l->levels;
 	struct tailor_dict *d = lv->dict;
-	char name[300], buf[400];
+	char name[LOWER_NAME_MAX], buf[LOWER_NAME_MAX + 64];
 	uint64_t rt_op, rt_pipeline;
 	int i, k, c;
 

@@ -20,6 +20,7 @@ struct tailor_dict;
 #define LOWER_MAX_PIPELINES	12
 #define LOWER_MAX_SLOTS		32
 #define LOWER_MAX_CLIENTS	16
+#define LOWER_NAME_MAX		1024	/* a pipeline's name: its tasks' names */
 
 /* The dictionary's levels and the next free id of each. */
 /* Who compiles the generated C: the system compiler, or clang and LLVM's ORC JIT. */

@@ -602,6 +602,15 @@ struct feedback_in {
 	int have_times;
 };
 
+/* Released at exit, whichever path main() leaves by. */
+static struct feedback_in feedback;
+
+static void feedback_release(void)
+{
+	fb_profile_free(&feedback.profile);
+	fb_times_free(&feedback.times);
+}
+
 /*
  * Lower, write, compile and load the plan built by build_plan(), at the
  * levels @fb (when not NULL) leads to.
@@ -988,7 +997,6 @@ int main(int argc, char **argv)
 	struct execution *execs;
 	struct client *clients;
 	struct dict_levels levels;
-	struct feedback_in feedback;
 	struct database db;
 	struct pool *pool;
 	struct options o;
@@ -1020,14 +1028,12 @@ int main(int argc, char **argv)
 			return usage_error("--extra: no operator '%s' in the queries run, or "
 					   "several (--explain shows them)", o.extra_op[i]);
 	}
-	memset(&feedback, 0, sizeof(feedback));
+	atexit(feedback_release);
 	if (o.feedback && fb_profile_read(&feedback.profile, o.feedback))
 		return 1;
 	if (o.feedback_times) {
-		if (fb_times_read(&feedback.times, o.feedback_times)) {
-			fb_profile_free(&feedback.profile);
+		if (fb_times_read(&feedback.times, o.feedback_times))
 			return 1;
-		}
 		feedback.have_times = 1;
 	}
 	if (make_work_dir(&o, dir, sizeof(dir)) || dict_setup(&levels, &o, part_task))
@@ -1160,8 +1166,6 @@ int main(int argc, char **argv)
 	}
 	if (levels.dict)
 		tailor_dict_free(levels.dict);
-	fb_profile_free(&feedback.profile);
-	fb_times_free(&feedback.times);
 	database_free(&db);
 	tailor_tag_restore(engine_tag);
 	return failed;

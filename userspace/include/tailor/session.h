@@ -51,6 +51,7 @@ struct session_info {
 	/* The sampling period, in ns when period_is_ns; 0 if it varies. */
 	uint64_t period;
 	bool period_is_ns;
+	uint64_t freq_hz;	/* perf -F: samples a second on each CPU; 0: a period */
 	uint64_t lost;		/* samples the kernel dropped, if known */
 	uint64_t start_wall_ns;	/* CLOCK_REALTIME at start; 0: unknown */
 	/*

@@ -754,6 +754,7 @@ static void describe_event(struct perf_data *p)
 			 a->type, (unsigned long long)a->config);
 	info->period_is_ns = clock;
 	info->period = a->freq ? 0 : a->sample_period;
+	info->freq_hz = a->freq ? a->sample_freq : 0;
 }
 
 /* The counting pass: samples, their time span, lost counts, rounds, damage. */
