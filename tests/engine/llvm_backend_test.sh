@@ -11,8 +11,13 @@
 # backend's alone, so runtime samples stay untagged in both and the
 # comparison is of the generated code's): tailor report names LLVM's
 # functions from the jitdump, and each operator's share of the query's
-# samples is the C backend's within 5 points.  What the tag word adds
-# (runtime calls under their task) needs tailor.ko:
+# samples is the C backend's within 5 points.  The shares are medians of
+# three runs per backend, the backends alternating, so that one odd run
+# does not decide: in one CI run LLVM's HashJoin share was 18.1% against
+# C's 12.8%, while on an idle machine five runs per backend spread
+# 8.5-11.4% (C) and 11.2-11.5% (LLVM), and with a random-access memory
+# hog on the other core three runs gave 9.1-10.6% and 9.9-11.9%.  What
+# the tag word adds (runtime calls under their task) needs tailor.ko:
 # tests/engine/llvm_box_test.sh in the box.
 #
 # Prints TAP and a "# Totals:" line.
@@ -106,16 +111,21 @@ if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o /dev/null tr
 fi
 # share CSV NAME: the share of the row whose name starts with NAME
 share() { awk -F, -v n="$2" 'index($1, n) == 1 { print $4; exit }' "$1"; }
-for b in c llvm; do
-	perf record -q -e cpu-clock -F 4000 -o "$work/$b.data" -- \
-		"$engine" --backend "$b" -s 0.05 -n 100 -j 1 -r 0 -x 2=30 -x 4=30 \
-		-w "$work/perf-$b" -d "$work/perf-$b.dict" -t "$work/$b.times" fig3 \
-		>"$work/perf-$b.out" 2>&1 || not_ok "perf record of --backend $b" "$work/perf-$b.out"
-	pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$work/$b.times" | head -n 1)
-	"$tailor" report -i "$work/$b.data" -d "$work/perf-$b.dict" --query fig3 -f csv --top 0 \
-		--pid "$pid" >"$work/$b.csv" 2>"$work/$b.err"
-	"$tailor" report -i "$work/$b.data" -l function -f csv --top 0 \
-		--pid "$pid" >"$work/$b-fn.csv" 2>>"$work/$b.err"
+# median A B C
+median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+runs="1 2 3"
+for r in $runs; do
+	for b in c llvm; do
+		perf record -q -e cpu-clock -F 4000 -o "$work/$b$r.data" -- \
+			"$engine" --backend "$b" -s 0.05 -n 100 -j 1 -r 0 -x 2=30 -x 4=30 \
+			-w "$work/perf-$b" -d "$work/perf-$b.dict" -t "$work/$b$r.times" fig3 \
+			>"$work/perf-$b.out" 2>&1 || not_ok "perf record of --backend $b" "$work/perf-$b.out"
+		pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$work/$b$r.times" | head -n 1)
+		"$tailor" report -i "$work/$b$r.data" -d "$work/perf-$b.dict" --query fig3 -f csv \
+			--top 0 --pid "$pid" >"$work/$b$r.csv" 2>"$work/$b.err"
+		[ "$r" = 1 ] && "$tailor" report -i "$work/$b$r.data" -l function -f csv --top 0 \
+			--pid "$pid" >"$work/$b-fn.csv" 2>>"$work/$b.err"
+	done
 done
 named=$(awk -F, '$1 ~ /^tailor_pipeline_[0-9]+$/ { n += $3 } END { print n + 0 }' "$work/llvm-fn.csv")
 total=$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' "$work/llvm-fn.csv")
@@ -125,13 +135,19 @@ else
 	not_ok "tailor_pipeline_* hold $named of $total samples" "$work/llvm-fn.csv"
 fi
 for op in "TableScan#2" "HashJoin#3" "GroupBy#4"; do
-	c=$(share "$work/c.csv" "$op")
-	l=$(share "$work/llvm.csv" "$op")
-	if [ -n "$c" ] && [ -n "$l" ] && awk -v c="$c" -v l="$l" 'BEGIN { d = c - l; exit !(d <= 5 && d >= -5 && c > 2) }'; then
-		ok "$op: $l% of the query's samples under LLVM, $c% under the C backend"
+	cs=() ls=()
+	for r in $runs; do
+		cs+=("$(share "$work/c$r.csv" "$op")")
+		ls+=("$(share "$work/llvm$r.csv" "$op")")
+	done
+	c=$(median "${cs[@]}")
+	l=$(median "${ls[@]}")
+	if [ "${#cs[*]}" -eq 3 ] && [ "${#ls[*]}" -eq 3 ] && [ -n "$c" ] && [ -n "$l" ] &&
+		awk -v c="$c" -v l="$l" 'BEGIN { d = c - l; exit !(d <= 5 && d >= -5 && c > 2) }'; then
+		ok "$op: median $l% of the query's samples under LLVM (${ls[*]}), $c% under C (${cs[*]})"
 	else
-		paste -d'|' "$work/c.csv" "$work/llvm.csv" >"$work/both"
-		not_ok "$op: '$l'% under LLVM against '$c'% under the C backend" "$work/both"
+		for r in $runs; do paste -d'|' "$work/c$r.csv" "$work/llvm$r.csv"; done >"$work/both"
+		not_ok "$op: median '$l'% under LLVM (${ls[*]}) against '$c'% under C (${cs[*]})" "$work/both"
 	fi
 done
 tap_totals

@@ -14,6 +14,7 @@
  */
 #include "explain_analyze.h"
 #include "proc.h"
+#include "times.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,45 +205,37 @@ static void query_row(const char *name, long long samples, void *arg)
 /* The child's --times line: its CPU and wall time, compile time and rows. */
 static int read_times(const char *path, const struct plan *plan, struct ea_figures *fig)
 {
-	char line[4096], *tok, *save;
+	static const unsigned long long huge = 1ULL << 62;
+	char line[4096], v[2048], rows[PLAN_MAX_OPERATORS][TIMES_VALUE_MAX];
+	unsigned long long n;
 	FILE *in = fopen(path, "r");
-	int found = 0;
+	int i, nr_rows;
 
 	if (!in)
 		return -1;
 	if (!fgets(line, sizeof(line), in))
 		line[0] = 0;
 	fclose(in);
-	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-		if (sscanf(tok, "exec_cpu_ns=%llu", &fig->exec_cpu_ns) == 1)
-			found |= 1;
-		else if (sscanf(tok, "exec_wall_ns=%llu", &fig->exec_wall_ns) == 1)
-			found |= 2;
-		else if (sscanf(tok, "compile_ns=%llu", &fig->compile_ns) == 1)
-			found |= 4;
-		if (!strncmp(tok, "op_rows=", 8)) {
-			char *p = tok + 8;
-
-			while (*p) {
-				char *end;
-				long op = strtol(p, &end, 10);
-				unsigned long rows;
-
-				if (*end != ':' || op < 1 || op > plan->nr_ops)
-					return -1;
-				p = end + 1;
-				if (*p < '0' || *p > '9')
-					return -1;
-				rows = strtoul(p, &end, 10);
-				fig->rows[op] = rows;
-				p = *end == ',' ? end + 1 : end;
-				if (*end && *end != ',')
-					return -1;
-			}
-			fig->have_rows = 1;
-		}
+	if (!times_field(line, "exec_cpu_ns", v, sizeof(v)) ||
+	    times_number(v, huge, &fig->exec_cpu_ns) ||
+	    !times_field(line, "exec_wall_ns", v, sizeof(v)) ||
+	    times_number(v, huge, &fig->exec_wall_ns) ||
+	    !times_field(line, "compile_ns", v, sizeof(v)) ||
+	    times_number(v, huge, &fig->compile_ns))
+		return -1;
+	/* op_rows=1:rows,2:rows,...: rows out of each operator, by number. */
+	if (!times_field(line, "op_rows", v, sizeof(v)))
+		return 0;
+	nr_rows = times_list(v, rows, plan->nr_ops);
+	if (nr_rows != plan->nr_ops)
+		return -1;
+	for (i = 0; i < nr_rows; i++) {
+		if (times_number(rows[i], ULONG_MAX, &n))
+			return -1;
+		fig->rows[i + 1] = (unsigned long)n;
 	}
-	return found == 7 ? 0 : -1;
+	fig->have_rows = 1;
+	return 0;
 }
 
 static void print_op(const struct ea_figures *fig, const struct op *o, int depth,

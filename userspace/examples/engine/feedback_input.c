@@ -10,6 +10,7 @@
 #include <string.h>
 #include "feedback.h"
 #include "json.h"
+#include "times.h"
 
 void fb_profile_free(struct fb_profile *p)
 {
@@ -166,42 +167,18 @@ void fb_times_free(struct fb_times *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* "key=" in a --times line: its value up to the next space, or NULL. */
-static const char *field(const char *line, const char *key, char *buf, size_t size)
-{
-	size_t n = strlen(key);
-	const char *at = line;
-
-	for (;;) {
-		at = strstr(at, key);
-		if (!at)
-			return NULL;
-		if ((at == line || at[-1] == ' ') && at[n] == '=')
-			break;
-		at += n;
-	}
-	at += n + 1;
-	n = strcspn(at, " \n");
-	if (n >= size)
-		return NULL;
-	memcpy(buf, at, n);
-	buf[n] = 0;
-	return buf;
-}
-
 int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, size_t errlen)
 {
-	char line[4096], v[2048], *end;
+	char line[4096], v[2048], levels[LOWER_MAX_PIPELINES][TIMES_VALUE_MAX], *end;
 	int lineno = 0, i;
 
 	memset(t, 0, sizeof(*t));
 	while (fgets(line, sizeof(line), f)) {
 		struct fb_times_query *q = NULL, *grown;
-		long repeat;
-		char *s;
+		unsigned long long repeat;
 
 		lineno++;
-		if (!field(line, "query", v, sizeof(v)) || strlen(v) >= sizeof(q->name))
+		if (!times_field(line, "query", v, sizeof(v)) || strlen(v) >= sizeof(q->name))
 			goto bad;
 		for (i = 0; i < t->nr_queries; i++)
 			if (!strcmp(t->queries[i].name, v))
@@ -221,38 +198,27 @@ int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, siz
 			memset(q, 0, sizeof(*q));
 			strcpy(q->name, v);
 		}
-		if (!field(line, "repeat", v, sizeof(v)))
+		if (!times_field(line, "repeat", v, sizeof(v)) ||
+		    times_number(v, 100000, &repeat) || !repeat)
 			goto bad;
-		repeat = strtol(v, &end, 10);
-		if (repeat < 1 || repeat > 100000 || *end)
-			goto bad;
-		q->executions += repeat;
-		if (!field(line, "compile_ns", v, sizeof(v)))
+		q->executions += (long)repeat;
+		if (!times_field(line, "compile_ns", v, sizeof(v)))
 			goto bad;
 		q->compile_ns = strtod(v, &end);
 		if (!(q->compile_ns > 0 && q->compile_ns < 1e15) || *end)
 			goto bad;
 		/* opt=1:O2,2:O0,...: the level of each pipeline, in execution order. */
-		if (!field(line, "opt", v, sizeof(v)))
+		if (!times_field(line, "opt", v, sizeof(v)))
 			goto bad;
-		q->nr_pipelines = 0;
-		for (s = v; *s; ) {
-			long k;
-
-			if (*s < '1' || *s > '9')
+		q->nr_pipelines = times_list(v, levels, LOWER_MAX_PIPELINES);
+		if (q->nr_pipelines < 1)
+			goto bad;
+		for (i = 0; i < q->nr_pipelines; i++) {
+			if (levels[i][0] != 'O' || levels[i][1] < '0' ||
+			    levels[i][1] >= '0' + FB_NR_LEVELS || levels[i][2])
 				goto bad;
-			k = strtol(s, &end, 10);
-			if (k != q->nr_pipelines + 1 || k > LOWER_MAX_PIPELINES || end[0] != ':' ||
-			    end[1] != 'O' || end[2] < '0' || end[2] >= '0' + FB_NR_LEVELS ||
-			    (end[3] && end[3] != ','))
-				goto bad;
-			if (end[3] == ',' && !end[4])
-				goto bad;
-			q->opt[q->nr_pipelines++] = end[2] - '0';
-			s = end[3] ? end + 4 : end + 3;
+			q->opt[i] = levels[i][1] - '0';
 		}
-		if (!q->nr_pipelines)
-			goto bad;
 	}
 	if (ferror(f) || !t->nr_queries) {
 		refuse(err, errlen, what, ferror(f) ? "cannot read it" : "no query in it");

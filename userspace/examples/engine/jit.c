@@ -53,17 +53,18 @@ int jit_compile(const char *cc, const char *c_path, const char *so_path, bool na
 	 * runtime, through the context it is given.
 	 */
 	static const char *const flags[] = {
-		"-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-nostdlib",
-		TAILOR_TAG_CFLAGS, "-march=native", "-o",
+		"-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-nostdlib", TAILOR_TAG_CFLAGS,
 	};
-	size_t n = sizeof(flags) / sizeof(flags[0]);
-	const char *chosen[sizeof(flags) / sizeof(flags[0])];
-	size_t i, k = 0;
+	const size_t n = sizeof(flags) / sizeof(flags[0]);
+	const char *chosen[sizeof(flags) / sizeof(flags[0]) + 2];
+	size_t k;
 
+	memcpy(chosen, flags, sizeof(flags));
+	k = n;
 	/* --feedback's hot pipelines: -march=native, for the whole file. */
-	for (i = 0; i < n; i++)
-		if (native || strcmp(flags[i], "-march=native"))
-			chosen[k++] = flags[i];
+	if (native)
+		chosen[k++] = "-march=native";
+	chosen[k++] = "-o";
 	return jit_run_compiler(cc && *cc ? cc : "cc", chosen, k, so_path, c_path);
 }
 

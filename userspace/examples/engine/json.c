@@ -213,6 +213,16 @@ static char *string(struct parser *p, size_t *out_len)
 	return s;
 }
 
+/* Past a run of digits; how many there were. */
+static size_t skip_digits(struct parser *p)
+{
+	size_t start = p->pos;
+
+	while (p->pos < p->len && p->text[p->pos] >= '0' && p->text[p->pos] <= '9')
+		p->pos++;
+	return p->pos - start;
+}
+
 static int number(struct parser *p, double *out)
 {
 	size_t start = p->pos;
@@ -220,34 +230,28 @@ static int number(struct parser *p, double *out)
 
 	if (p->pos < p->len && p->text[p->pos] == '-')
 		p->pos++;
+	/* RFC 8259: no leading zero before other digits. */
 	if (p->pos < p->len && p->text[p->pos] == '0') {
 		p->pos++;
-	} else if (p->pos < p->len && p->text[p->pos] >= '1' && p->text[p->pos] <= '9') {
-		while (p->pos < p->len && p->text[p->pos] >= '0' && p->text[p->pos] <= '9')
-			p->pos++;
-	} else {
+	} else if (!skip_digits(p)) {
 		fail(p, "expected a value");
 		return -1;
 	}
 	if (p->pos < p->len && p->text[p->pos] == '.') {
 		p->pos++;
-		if (p->pos >= p->len || p->text[p->pos] < '0' || p->text[p->pos] > '9') {
+		if (!skip_digits(p)) {
 			fail(p, "a digit must follow the decimal point");
 			return -1;
 		}
-		while (p->pos < p->len && p->text[p->pos] >= '0' && p->text[p->pos] <= '9')
-			p->pos++;
 	}
 	if (p->pos < p->len && (p->text[p->pos] == 'e' || p->text[p->pos] == 'E')) {
 		p->pos++;
 		if (p->pos < p->len && (p->text[p->pos] == '+' || p->text[p->pos] == '-'))
 			p->pos++;
-		if (p->pos >= p->len || p->text[p->pos] < '0' || p->text[p->pos] > '9') {
+		if (!skip_digits(p)) {
 			fail(p, "a digit must follow the exponent");
 			return -1;
 		}
-		while (p->pos < p->len && p->text[p->pos] >= '0' && p->text[p->pos] <= '9')
-			p->pos++;
 	}
 	if (p->pos - start >= sizeof(buf)) {
 		p->pos = start;
