@@ -10,9 +10,10 @@
 # read exactly the same samples: N samples (default 10 million) spread
 # over the lines of tw_ops (a real binary with DWARF) and libtw_jit.so,
 # with tags, in a tailor recording and a perf.data, each CPU's samples in
-# batches out of time order and round marks after each pair, as tailor
-# record and perf record write them; once more as a recording without
-# marks (older tailors'), which is merged whole.  Each tool runs once
+# batches out of time order and round marks after each pair, and packed,
+# as tailor record and perf record write them; once more with the samples
+# as raw records (format 1); once more without marks (older tailors'),
+# which is merged whole.  Each tool runs once
 # after a warm-up read of the files; times are wall clock.
 set -euo pipefail
 export LC_ALL=C
@@ -47,9 +48,10 @@ line() { grep -n "golden: $2" "$1" | cut -d: -f1; }
 repeat=$(( (samples + 9999) / 10000 ))
 samples=$((repeat * 10000))
 echo "building a profile of $samples samples..." >&2
-"$top/build/userspace/synth_profile" -R -r "$repeat" -o "$work/p.rec" -p "$work/p.data" "$work/spec" >/dev/null
+"$top/build/userspace/synth_profile" -R -P -r "$repeat" -o "$work/p.rec" -p "$work/p.data" "$work/spec" >/dev/null
+"$top/build/userspace/synth_profile" -R -r "$repeat" -o "$work/raw.rec" "$work/spec" >/dev/null
 "$top/build/userspace/synth_profile" -r "$repeat" -o "$work/old.rec" "$work/spec" >/dev/null
-cat "$work/p.rec" "$work/p.data" "$work/old.rec" >/dev/null
+cat "$work/p.rec" "$work/p.data" "$work/raw.rec" "$work/old.rec" >/dev/null
 
 tailor=$top/build/userspace/tailor
 # time_it NAME CMD...: prints "NAME seconds samples/s"
@@ -64,10 +66,12 @@ time_it() {
 }
 
 echo "$samples samples; $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+echo "recording $(stat -c %s "$work/p.rec") bytes packed, $(stat -c %s "$work/raw.rec") raw; perf.data $(stat -c %s "$work/p.data") bytes"
 {
 	time_it "tailor report (operators, recording)" "$tailor" report -i "$work/p.rec" -d "$work/ops.dict"
 	time_it "tailor report (functions, recording)" "$tailor" report -i "$work/p.rec" -l function
 	time_it "tailor timeline (1ms buckets, recording)" "$tailor" timeline -b 1ms -i "$work/p.rec" -d "$work/ops.dict"
+	time_it "tailor report (operators, raw samples)" "$tailor" report -i "$work/raw.rec" -d "$work/ops.dict"
 	time_it "tailor report (operators, perf.data)" "$tailor" report -i "$work/p.data" -d "$work/ops.dict"
 	time_it "tailor report (operators, recording without rounds)" "$tailor" report -i "$work/old.rec" -d "$work/ops.dict"
 	for f in pprof folded chrome; do

@@ -40,7 +40,10 @@ static int check_fields(const struct tailor_config *cfg)
 	/* Version 1 knew neither the tag word flag nor its field (then reserved). */
 	if (f & ~known_flags(cfg->abi_version))
 		return -EINVAL;
-	if (memchr_inv(cfg->reserved, 0, sizeof(cfg->reserved)))
+	if (cfg->reserved || cfg->reserved32)
+		return -EINVAL;
+	/* Before ABI 4 the ring's out fields were reserved, zero. */
+	if (cfg->abi_version < 4 && (cfg->ring_mmap_bytes || cfg->ring_capacity))
 		return -EINVAL;
 	if (!(f & TAILOR_CFG_TAG_WORD) && cfg->tag_word_offset)
 		return -EINVAL;

@@ -5,20 +5,32 @@
  * Each CPU's overflow handler is the single producer of its ring and may
  * run in NMI context, so producing takes no lock and never allocates: it
  * reserves the slot at head, fills it and publishes head with a release
- * store.  A full ring drops the new sample and counts it.  read() is the
- * single consumer, serialised by the session's read_lock; it copies whole
- * records and publishes tail with a release store, which frees the slots
- * for the producer.  head and tail count records since configure, so
- * head - tail is what is queued and tail is what was delivered.
+ * store.  A full ring drops the new sample and counts it.  The single
+ * consumer is read(), serialised by the session's read_lock, or a reader
+ * that mapped the ring (the protocol is in the uapi header); it publishes
+ * tail with a release store, which frees the slots for the producer.
+ * head and tail count records since configure, so head - tail is what is
+ * queued and tail is what was delivered.
+ *
+ * A mapped control page is writable by its reader, so the module reads
+ * only tail from it: head is the producer's own, copied out to the page.
+ * A tail out of [head - capacity, head] makes the producer drop samples
+ * as if the ring were full, and counts as nothing queued; read() takes
+ * such a ring back from head.
  */
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include <linux/percpu.h>
 #include <linux/uaccess.h>
 #include <linux/log2.h>
 #include <linux/capability.h>
 #include "tailor.h"
+
+/* The layout the uapi header promises, and room for it in one page. */
+static_assert(offsetof(struct tailor_ring_control, tail) == 64);
+static_assert(sizeof(struct tailor_ring_control) <= TAILOR_RING_DATA_OFFSET);
 
 int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 		       u32 record_size, u32 wakeup)
@@ -47,17 +59,27 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 	rings->capacity = capacity;
 	rings->record_size = record_size;
 	rings->wakeup = wakeup;
+	rings->map_bytes = TAILOR_RING_DATA_OFFSET +
+			   PAGE_ALIGN((u64)capacity * record_size);
 
 	for_each_possible_cpu(cpu) {
 		struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
 
-		/* Zeroed, so every page is present before NMI touches it. */
-		ring->buf = kvzalloc_node((size_t)capacity * record_size,
-					  GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
-		if (!ring->buf) {
+		/*
+		 * vmalloc_user(): zeroed, so every page is present before NMI
+		 * touches it, and VM_USERMAP, which remap_vmalloc_range()
+		 * wants.  It has no node argument, so the pages come from any
+		 * node.
+		 */
+		ring->ctl = vmalloc_user(rings->map_bytes);
+		if (!ring->ctl) {
 			tailor_rings_free(rings);
 			return -ENOMEM;
 		}
+		ring->buf = (u8 *)ring->ctl + TAILOR_RING_DATA_OFFSET;
+		ring->ctl->data_offset = TAILOR_RING_DATA_OFFSET;
+		ring->ctl->record_size = record_size;
+		ring->ctl->capacity = capacity;
 	}
 	return 0;
 }
@@ -69,15 +91,15 @@ void tailor_rings_free(struct tailor_rings *rings)
 	if (!rings->cpu)
 		return;
 	for_each_possible_cpu(cpu)
-		kvfree(per_cpu_ptr(rings->cpu, cpu)->buf);
+		vfree(per_cpu_ptr(rings->cpu, cpu)->ctl);
 	free_percpu(rings->cpu);
 	rings->cpu = NULL;
 }
 
-static u64 ring_queued(struct tailor_ring *ring)
+/* What a consumer may take: head - tail, or 0 for a tail out of range. */
+static u64 ring_queued(struct tailor_rings *rings, u64 head, u64 tail)
 {
-	/* Pairs with the release of head in tailor_ring_commit(). */
-	return smp_load_acquire(&ring->head) - READ_ONCE(ring->tail);
+	return head - tail <= rings->capacity ? head - tail : 0;
 }
 
 bool tailor_rings_empty(struct tailor_rings *rings)
@@ -86,9 +108,14 @@ bool tailor_rings_empty(struct tailor_rings *rings)
 
 	if (!rings->cpu)
 		return true;
-	for_each_possible_cpu(cpu)
-		if (ring_queued(per_cpu_ptr(rings->cpu, cpu)))
+	for_each_possible_cpu(cpu) {
+		struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
+
+		/* Pairs with the release of head in tailor_ring_commit(). */
+		if (ring_queued(rings, smp_load_acquire(&ring->head),
+				READ_ONCE(ring->ctl->tail)))
 			return false;
+	}
 	return true;
 }
 
@@ -97,8 +124,12 @@ u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
 {
 	u64 head = ring->head;
 
-	/* Pairs with the release of tail in ring_read(). */
-	if (head - smp_load_acquire(&ring->tail) >= rings->capacity) {
+	/*
+	 * Pairs with the consumer's release of tail: its reads of the slots
+	 * are done before the producer reuses them.  A tail ahead of head
+	 * makes this look full too.
+	 */
+	if (head - smp_load_acquire(&ring->ctl->tail) >= rings->capacity) {
 		WRITE_ONCE(ring->lost, ring->lost + 1);
 		return NULL;
 	}
@@ -111,21 +142,28 @@ bool tailor_ring_commit(struct tailor_rings *rings, struct tailor_ring *ring)
 {
 	u64 head = ring->head + 1;
 
-	/* The record is written before readers can see it. */
+	/* The record is written before read() can see it ... */
 	smp_store_release(&ring->head, head);
-	return head - READ_ONCE(ring->tail) == rings->wakeup;
+	/* ... and before a reader of the mapping can. */
+	smp_store_release(&ring->ctl->head, head);
+	return head - READ_ONCE(ring->ctl->tail) == rings->wakeup;
 }
 
 static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 			 char __user *buf, size_t max_records)
 {
-	u64 tail = ring->tail;
 	/* Pairs with the release of head in tailor_ring_commit(). */
-	u64 avail = smp_load_acquire(&ring->head) - tail;
+	u64 head = smp_load_acquire(&ring->head);
+	u64 tail = READ_ONCE(ring->ctl->tail);
 	size_t rs = rings->record_size;
 	size_t done = 0;
+	u64 avail;
 
-	avail = min_t(u64, avail, max_records);
+	/* A tail a mapping's reader broke: go on from head. */
+	if (head - tail > rings->capacity)
+		tail = head;
+	avail = min_t(u64, head - tail, max_records);
+
 	while (done < avail) {
 		size_t idx = tail & (rings->capacity - 1);
 		size_t chunk = min_t(size_t, avail - done, rings->capacity - idx);
@@ -137,7 +175,7 @@ static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 		tail += chunk;
 	}
 	/* Pairs with the acquire of tail in tailor_ring_reserve(). */
-	smp_store_release(&ring->tail, tail);
+	smp_store_release(&ring->ctl->tail, tail);
 	if (!done && avail)
 		return -EFAULT;
 	return done;
@@ -166,17 +204,43 @@ ssize_t tailor_rings_read(struct tailor_rings *rings, char __user *buf,
 	return done * rings->record_size;
 }
 
+/*
+ * One CPU's ring into @vma, which must cover it exactly at offset
+ * cpu * map_bytes.  Caller holds the session's map_lock.
+ */
+int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma)
+{
+	unsigned long pages = rings->map_bytes >> PAGE_SHIFT;
+	unsigned long cpu;
+
+	if (!rings->cpu)
+		return -EINVAL;
+	/* A private mapping would copy the page the reader writes tail to. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != rings->map_bytes ||
+	    vma->vm_pgoff % pages)
+		return -EINVAL;
+	cpu = vma->vm_pgoff / pages;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+	/* Also sets VM_DONTEXPAND and VM_DONTDUMP. */
+	return remap_vmalloc_range(vma, per_cpu_ptr(rings->cpu, cpu)->ctl, 0);
+}
+
 void tailor_rings_stats(struct tailor_rings *rings, int cpu,
 			struct tailor_cpu_stats *st)
 {
 	struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
-	/* One read of tail, so delivered + queued is exact once stopped. */
-	u64 tail = smp_load_acquire(&ring->tail);
+	/* One read of each, so delivered + queued is exact once stopped. */
+	u64 tail = smp_load_acquire(&ring->ctl->tail);
+	/* Pairs with the release of head in tailor_ring_commit(). */
+	u64 head = smp_load_acquire(&ring->head);
+	u64 queued = ring_queued(rings, head, tail);
 
 	st->produced = READ_ONCE(ring->produced);
 	st->lost = READ_ONCE(ring->lost);
 	st->throttled = READ_ONCE(ring->throttled);
-	st->delivered = tail;
-	/* Pairs with the release of head in tailor_ring_commit(). */
-	st->queued = smp_load_acquire(&ring->head) - tail;
+	st->delivered = head - queued;
+	st->queued = queued;
 }

@@ -2,12 +2,14 @@
 /*
  * /dev/tailor sessions: one per open file.  The ioctls move a session
  * through NEW -> CONFIGURED -> RUNNING -> STOPPED (and back to RUNNING or
- * CONFIGURED); read() and poll() drain its rings.  A periodic tick notices
+ * CONFIGURED); read() and poll() drain its rings, or the reader maps them
+ * with mmap() and drains them in place.  A periodic tick notices
  * a target that has exited, releases the counters, and wakes readers when
  * samples arrive too slowly to reach the wakeup mark.
  */
 #include <linux/kernel.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -82,6 +84,8 @@ static int tailor_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
+	mutex_init(&s->map_lock);
+	atomic_set(&s->mappings, 0);
 	init_waitqueue_head(&s->readers);
 	init_irq_work(&s->wakeup, wake_readers);
 	INIT_DELAYED_WORK(&s->tick, session_tick);
@@ -104,6 +108,7 @@ static int tailor_release(struct inode *inode, struct file *file)
 	tailor_plan_release(&s->plan);
 	kfree(s->events);
 	kfree(s->tasks);
+	mutex_destroy(&s->map_lock);
 	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -138,16 +143,33 @@ static long ioctl_configure(struct tailor_session *s,
 				 cfg.wakeup_records);
 	if (err)
 		goto out_plan;
+	/* Out fields since ABI 4; earlier clients keep their zeros. */
+	if (cfg.abi_version >= 4) {
+		cfg.ring_mmap_bytes = rings.map_bytes;
+		cfg.ring_capacity = rings.capacity;
+	}
 	if (copy_to_user(ucfg, &cfg, sizeof(cfg))) {
 		err = -EFAULT;
 		goto out_rings;
 	}
 
-	/* Commit: the old plan and rings go, readers see the new ones. */
+	/*
+	 * Commit: the old plan and rings go, readers see the new ones.  Not
+	 * while the old rings are mapped: their reader would drain rings
+	 * nothing fills any more.
+	 */
 	mutex_lock(&s->read_lock);
-	swap(s->rings, rings);
-	swap(s->plan, plan);
+	mutex_lock(&s->map_lock);
+	if (atomic_read(&s->mappings)) {
+		err = -EBUSY;
+	} else {
+		swap(s->rings, rings);
+		swap(s->plan, plan);
+	}
+	mutex_unlock(&s->map_lock);
 	mutex_unlock(&s->read_lock);
+	if (err)
+		goto out_rings;
 	s->target_exited = false;
 	WRITE_ONCE(s->state, TAILOR_STATE_CONFIGURED);
 out_rings:
@@ -322,6 +344,11 @@ static ssize_t tailor_read(struct file *file, char __user *buf, size_t count,
 		ret = -EINVAL;
 		goto out;
 	}
+	/* A mapped ring has its consumer already. */
+	if (atomic_read(&s->mappings)) {
+		ret = -EBUSY;
+		goto out;
+	}
 	for (;;) {
 		/* Pairs with the release in stop_counters(). */
 		bool running = smp_load_acquire(&s->state) == TAILOR_STATE_RUNNING;
@@ -357,12 +384,53 @@ static __poll_t tailor_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/* Counts the session's mappings, which a fork or a split duplicates. */
+static void tailor_vm_open(struct vm_area_struct *vma)
+{
+	struct tailor_session *s = vma->vm_file->private_data;
+
+	atomic_inc(&s->mappings);
+}
+
+static void tailor_vm_close(struct vm_area_struct *vma)
+{
+	struct tailor_session *s = vma->vm_file->private_data;
+
+	atomic_dec(&s->mappings);
+}
+
+static const struct vm_operations_struct tailor_vm_ops = {
+	.open = tailor_vm_open,
+	.close = tailor_vm_close,
+};
+
+/*
+ * Called under mmap_lock, so not s->lock: ioctls hold that across
+ * copy_to_user(), which may fault and take mmap_lock.  The mapping holds
+ * the file, so the session outlives it.
+ */
+static int tailor_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct tailor_session *s = file->private_data;
+	int err;
+
+	mutex_lock(&s->map_lock);
+	err = tailor_rings_mmap(&s->rings, vma);
+	if (!err) {
+		vma->vm_ops = &tailor_vm_ops;
+		atomic_inc(&s->mappings);
+	}
+	mutex_unlock(&s->map_lock);
+	return err;
+}
+
 const struct file_operations tailor_fops = {
 	.owner = THIS_MODULE,
 	.open = tailor_open,
 	.release = tailor_release,
 	.read = tailor_read,
 	.poll = tailor_poll,
+	.mmap = tailor_mmap,
 	.unlocked_ioctl = tailor_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

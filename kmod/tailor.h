@@ -14,6 +14,7 @@
 #include <linux/irq_work.h>
 #include <linux/workqueue.h>
 #include <linux/perf_event.h>
+#include <linux/mm_types.h>
 #include "uapi/tailor.h"
 
 #define TAILOR_DEFAULT_RING_RECORDS	32768
@@ -36,8 +37,11 @@
 
 /*
  * One CPU's ring.  The overflow handler on that CPU is the only producer
- * (head, produced, lost, throttled); read() is the only consumer (tail),
- * serialised by the session's read_lock.
+ * (head, produced, lost, throttled); the consumer -- read(), serialised by
+ * the session's read_lock, or a reader that mapped the ring -- owns
+ * ctl->tail.  ctl and the records are one vmalloc_user() area, the
+ * mapping's pages.  ctl->head is a copy of head for mapped readers: the
+ * page is theirs to write, so the module reads only tail from it.
  */
 struct tailor_ring {
 	u64 head;
@@ -45,15 +49,18 @@ struct tailor_ring {
 	u64 lost;
 	u64 throttled;
 	int nesting;
-	u64 tail ____cacheline_aligned;
-	u8 *buf;
+	struct tailor_ring_control *ctl;
+	u8 *buf;		/* records: ctl + TAILOR_RING_DATA_OFFSET */
 };
+
+#define TAILOR_RING_DATA_OFFSET	PAGE_SIZE
 
 struct tailor_rings {
 	struct tailor_ring __percpu *cpu;
 	u32 capacity;		/* records, power of two */
 	u32 record_size;	/* bytes */
 	u32 wakeup;		/* queued records that wake readers */
+	u64 map_bytes;		/* one CPU's area: control page and records */
 };
 
 enum tailor_state {
@@ -93,6 +100,16 @@ struct tailor_session {
 	unsigned int nr_tasks;
 	unsigned int max_tasks;
 
+	/*
+	 * Mappings of the rings (vm_ops open/close).  map_lock orders mmap()
+	 * against CONFIGURE's swap of the rings.  mmap() runs under
+	 * mmap_lock, and lock and read_lock are held across copy_to_user(),
+	 * which may take mmap_lock: so map_lock is the innermost lock, and
+	 * nothing is taken or faulted in while it is held.
+	 */
+	struct mutex map_lock;
+	atomic_t mappings;
+
 	wait_queue_head_t readers;
 	struct irq_work wakeup;		/* from NMI/hardirq to readers */
 	struct delayed_work tick;	/* target liveness, slow wakeups */
@@ -107,6 +124,7 @@ u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring);
 bool tailor_ring_commit(struct tailor_rings *rings, struct tailor_ring *ring);
 ssize_t tailor_rings_read(struct tailor_rings *rings, char __user *buf,
 			  size_t count);
+int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma);
 void tailor_rings_stats(struct tailor_rings *rings, int cpu,
 			struct tailor_cpu_stats *st);
 

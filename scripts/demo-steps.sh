@@ -92,6 +92,8 @@ watched - "$out/record.log" --tag-word tailor_tag_word -o "$out/$query.rec" -- \
 	"$engine" --backend "$backend" -s "$scale" -n "$repeat" -c "$clients" -r 5 \
 	-d "$out/$query.dict" -w "$out/generated" -t "$out/times" "$query" || exit 1
 cat "$out/record.log"
+# What the samples take in the file, packed (format 2): tailor dump.
+"$tailor" dump "$out/$query.rec" | sed -n 's/^\(samples\|sample_bytes\|bytes_per_sample\): /# recording: \1: /p'
 
 report() {
 	"$tailor" report -i "$out/$query.rec" -d "$out/$query.dict" "$@"

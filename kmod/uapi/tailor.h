@@ -10,7 +10,8 @@
  *   open("/dev/tailor")            mode 0600 root unless open_gid= is set
  *   ioctl(TAILOR_IOC_CONFIGURE)    validate, resolve the source, size rings
  *   ioctl(TAILOR_IOC_START)        create the perf counters
- *   read()/poll()                  whole struct tailor_sample records
+ *   read()/poll()                  whole struct tailor_sample records,
+ *   or mmap()/poll()               or each CPU's ring in place (ABI 4)
  *   ioctl(TAILOR_IOC_STOP)         release the counters; read() drains
  *   ioctl(TAILOR_IOC_STATS)        produced/delivered/lost/throttled
  *   close()                        releases everything
@@ -24,10 +25,12 @@
 
 /*
  * 2 added the per-thread tag word (TAILOR_CFG_TAG_WORD); 3 following child
- * processes (TAILOR_CFG_CHILDREN).  The module still takes configurations
- * of every earlier version, which cannot ask for what came later.
+ * processes (TAILOR_CFG_CHILDREN); 4 rings read in place through mmap()
+ * (struct tailor_ring_control, tailor_config.ring_mmap_bytes).  The module
+ * still takes configurations of every earlier version, which cannot ask
+ * for what came later.
  */
-#define TAILOR_ABI_VERSION	3
+#define TAILOR_ABI_VERSION	4
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -139,7 +142,14 @@ struct tailor_config {
 	__u64 regs_used;	/* the mask in force */
 	/* ABI 2, with TAILOR_CFG_TAG_WORD; was reserved (zero) in ABI 1 */
 	__s64 tag_word_offset;	/* from the thread pointer, bytes */
-	__u64 reserved[3];	/* must be zero */
+	/*
+	 * ABI 4, out (reserved, zero, before): one CPU's mapping, and the
+	 * records its ring holds.  Clients of earlier versions get zeros.
+	 */
+	__u64 ring_mmap_bytes;
+	__u32 ring_capacity;	/* records, a power of two */
+	__u32 reserved32;	/* must be zero */
+	__u64 reserved;		/* must be zero */
 };
 
 /*
@@ -259,9 +269,50 @@ static inline __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
 }
 #endif
 
+/*
+ * ABI 4: reading the rings in place.  After TAILOR_IOC_CONFIGURE, CPU
+ * cpu's ring (cpu < tailor_info.nr_cpu_ids, a possible CPU) is mapped by
+ *
+ *   mmap(NULL, cfg.ring_mmap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+ *        fd, cpu * cfg.ring_mmap_bytes)
+ *
+ * The mapping starts with this control page; record n (counting from
+ * configure) is at data_offset + (n & (capacity - 1)) * record_size.
+ *
+ * The CPU's overflow handler is the only producer: it writes the record
+ * at head, then publishes head + 1 with a release store; it drops (and
+ * counts as lost) a sample while head - tail == capacity.  The reader is
+ * the only consumer: it loads head with acquire, reads the records from
+ * tail up to head, and then stores the new tail with release, which
+ * hands their slots back:
+ *
+ *   head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+ *   for (n = ctl->tail; n != head; n++)
+ *           use(map + ctl->data_offset + (n & (cap - 1)) * rs);
+ *   __atomic_store_n(&ctl->tail, head, __ATOMIC_RELEASE);
+ *
+ * poll() works as with read(): EPOLLIN when a ring has records, EPOLLHUP
+ * once stopped and every ring is empty.  While a ring of the session is
+ * mapped, read() and TAILOR_IOC_CONFIGURE fail with EBUSY: there is one
+ * consumer, and the rings stay until unmapped.  A mapping must be shared
+ * and cover one CPU's ring exactly.  Only tail is the reader's to write,
+ * and the module reads nothing else from the page.  A tail outside
+ * [head - capacity, head] makes the handler drop every sample as if the
+ * ring were full, until the reader mends it (or, unmapped, read() goes on
+ * from head): it costs the reader its own samples, nothing more.
+ */
+struct tailor_ring_control {
+	__u64 head;		/* kernel: records produced into the ring */
+	__u64 data_offset;	/* bytes from the mapping's start to record 0 */
+	__u32 record_size;	/* tailor_config.record_size */
+	__u32 capacity;		/* tailor_config.ring_capacity */
+	__u64 reserved[5];	/* zero; head and tail on their own lines */
+	__u64 tail;		/* reader: records consumed, at byte 64 */
+};
+
 struct tailor_cpu_stats {
 	__u64 produced;		/* samples the handler saw */
-	__u64 delivered;	/* copied out by read() */
+	__u64 delivered;	/* copied out by read(), or consumed in place */
 	__u64 lost;		/* dropped: ring full (or nested handler) */
 	__u64 queued;		/* in the ring now */
 	__u64 throttled;	/* times perf throttled a counter */

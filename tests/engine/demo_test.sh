@@ -13,7 +13,8 @@
 # twojoins at once on two workers: every client's run of a query keeps
 # the operator shares of the query alone.  make demo's EXPLAIN ANALYZE, by
 # tailor.ko: every operator of fig3 with its time and its rows, the scans'
-# rows the tables', the shares adding up to 100.
+# rows the tables', the shares adding up to 100.  The recording's samples
+# are packed to at most 12 bytes each.
 #
 # Prints TAP and a "# Totals:" line.
 set -uo pipefail
@@ -36,6 +37,15 @@ if [ $rc -eq 0 ] && grep -q '^check: ok' "$out/fig3.out"; then
 	ok "make demo: the box ran fig3 under tailor record, result checked"
 else
 	not_ok "make demo (exit $rc)" "$out/fig3.err"
+fi
+# Packed samples (issue 17's goal): IP, TSC, r15, the entry IP and the
+# tag word in at most 12 bytes a sample, record headers included.
+bps=$(sed -n 's/^# recording: bytes_per_sample: //p' "$out/fig3.out")
+nsamples=$(sed -n 's/^# recording: samples: //p' "$out/fig3.out")
+if [ -n "$bps" ] && [ "${nsamples:-0}" -gt 500 ] && awk -v b="$bps" 'BEGIN { exit !(b > 0 && b <= 12) }'; then
+	ok "the recording's samples take $bps bytes each, packed ($nsamples samples; 48 raw)"
+else
+	not_ok "the recording's samples take '$bps' bytes each ($nsamples samples)" "$out/fig3.out"
 fi
 table=$out/table
 sed -n '/^== operator report of the engine/,/^== annotated plan/p' "$out/fig3.out" >"$table"

@@ -5,8 +5,11 @@
 # test box (6.1, TCG), against its C backend in the same boot
 # (tests/engine/llvm-steps.sh).  The LLVM run gives the reference's
 # result; its recording carries LLVM's jitdump; its report names the JIT's
-# functions from it, with as many samples as the C backend's functions
-# within a factor of two; and the shared runtime's samples are all
+# functions from it: they hold at least a quarter of the query's samples,
+# and samples at addresses nothing names are under 1% of theirs (not
+# compared with the C backend's count: in one boot LLVM's code ran twice
+# as long as gcc's, 1867 samples against 693 (2026-11-24), in another
+# 1027 against 786); and the shared runtime's samples are all
 # attributed, which under LLVM only the tag word's task field does (clang
 # cannot reserve r15): no sample left in the engine's binary or under a
 # tag without a link.
@@ -71,10 +74,12 @@ fi
 pipeline_samples() { awk -F, '$1 ~ /^tailor_pipeline_[0-9]+$/ { n += $3 } END { print n + 0 }' "$1"; }
 named=$(pipeline_samples "$out/llvm-fn.csv")
 c_named=$(pipeline_samples "$out/c-fn.csv")
-if [ "$named" -gt $((c_named / 2)) ] && [ "$named" -lt $((c_named * 2)) ]; then
-	ok "the JIT's functions are named from the carried jitdump: tailor_pipeline_* hold $named samples (the C backend's: $c_named)"
+unnamed=$(awk -F, '$2 == "unknown" { n += $3 } END { print n + 0 }' "$out/llvm-fn.csv")
+query=$(awk -F, '$2 == "component" { n += $3 } END { print n + 0 }' "$out/llvm.csv")
+if [ "$named" -gt 0 ] && [ $((named * 4)) -ge "$query" ] && [ $((unnamed * 100)) -lt "$named" ]; then
+	ok "the JIT's functions are named from the carried jitdump: tailor_pipeline_* hold $named of the query's $query samples, $unnamed samples unnamed (the C backend's functions: $c_named)"
 else
-	not_ok "tailor_pipeline_* hold $named samples under LLVM, $c_named under C" "$out/llvm-fn.csv"
+	not_ok "tailor_pipeline_* hold $named of the query's $query samples, $unnamed unnamed" "$out/llvm-fn.csv"
 fi
 # row_share CSV NAME: the share of the row named exactly NAME, 0 if none
 row_share() { awk -F, -v n="$2" '$1 == n { s = $4 } END { print s + 0 }' "$1"; }

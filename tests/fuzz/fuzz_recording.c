@@ -10,9 +10,11 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tailor/recording.h"
+#include "tailor/sample_pack.h"
 #include "uapi/tailor.h"
 
 static const char *const text_keys[] = {
@@ -72,6 +74,48 @@ static void read_samples(const struct tlr_record *rec)
 	}
 }
 
+/*
+ * A packed batch the reader accepted must unpack, be accepted too when
+ * only checked, with the same summary, and packing what came out must
+ * give the same samples back.
+ */
+static void read_packed(const struct tlr_record *rec)
+{
+	const unsigned char *p = rec->payload;
+	struct tlr_samples_packed hdr;
+	struct tlr_pack_summary sum, quick;
+	struct tlr_pack_state st;
+	uint8_t *out, *again, *repacked;
+	size_t len = 0;
+	char err[160];
+
+	memcpy(&hdr, p, sizeof(hdr));
+	out = malloc((size_t)hdr.count * hdr.record_size + 1);
+	again = malloc((size_t)hdr.count * hdr.record_size + 1);
+	repacked = malloc(tlr_pack_bound(hdr.count, hdr.record_size) + 1);
+	if (!out || !again || !repacked)
+		__builtin_trap();
+	if (tlr_unpack(p + sizeof(hdr), hdr.packed_size, hdr.count, hdr.record_size, out, &sum,
+		       err, sizeof(err)) ||
+	    tlr_unpack(p + sizeof(hdr), hdr.packed_size, hdr.count, hdr.record_size, NULL, &quick,
+		       err, sizeof(err)) ||
+	    (hdr.count && memcmp(&sum, &quick, sizeof(sum))) ||
+	    memcmp(out, rec->samples, (size_t)hdr.count * hdr.record_size))
+		__builtin_trap();
+	if (tlr_pack_begin(&st, hdr.record_size))
+		__builtin_trap();
+	for (uint32_t i = 0; i < hdr.count; i++)
+		len += tlr_pack_one(&st, out + (size_t)i * hdr.record_size, repacked + len);
+	if (tlr_unpack(repacked, len, hdr.count, hdr.record_size, again, NULL, err, sizeof(err)) ||
+	    memcmp(out, again, (size_t)hdr.count * hdr.record_size))
+		__builtin_trap();
+	for (uint32_t i = 0; i < hdr.count; i++)
+		sink += ((const struct tailor_sample *)(out + (size_t)i * hdr.record_size))->ip;
+	free(out);
+	free(again);
+	free(repacked);
+}
+
 static void read_record(const struct tlr_record *rec)
 {
 	const char *p = rec->payload;
@@ -84,6 +128,9 @@ static void read_record(const struct tlr_record *rec)
 		break;
 	case TLR_SAMPLES:
 		read_samples(rec);
+		break;
+	case TLR_SAMPLES_PACKED:
+		read_packed(rec);
 		break;
 	case TLR_MMAP:
 		sink += strlen(p + sizeof(struct tlr_mmap));

@@ -7,13 +7,18 @@
  *
  *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Iuserspace/lib -Ikmod \
  *       tests/fuzz/make_corpus.c userspace/lib/format/recording_writer.c \
+ *       userspace/lib/format/sample_pack.c \
  *       -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
+ *
+ * The seeds of format 1 (minimal, every-type, wide-no-end) were written
+ * before format 2 and are kept as they are: old recordings must read.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tailor/recording.h"
+#include "tailor/sample_pack.h"
 #include "uapi/tailor.h"
 
 static const char meta[] =
@@ -52,6 +57,45 @@ static int put_samples(struct tlr_writer *w, uint32_t record_size,
 	}
 	return put(w, TLR_SAMPLES, &hdr, sizeof(hdr), words,
 		   (size_t)count * record_size);
+}
+
+/* The same samples packed (format 2), with a second thread and kernel IPs. */
+static int put_packed(struct tlr_writer *w, uint32_t record_size, uint32_t count)
+{
+	struct tlr_samples_packed hdr = { .record_size = record_size, .count = count };
+	uint64_t words[64] = { 0 };
+	uint8_t packed[1024];
+	struct tlr_pack_state st;
+	uint32_t i, per = record_size / 8;
+	size_t len = 0;
+
+	if (tlr_pack_begin(&st, record_size) || (size_t)count * per > 64)
+		return -1;
+	for (i = 0; i < count; i++) {
+		uint32_t sf = i % 3 ? 0 : TAILOR_SF_KERNEL;
+
+		words[i * per] = 5000 + i * 100 - (i % 2) * 7;
+		words[i * per + 1] = (sf ? 0xffffffff81000000ull : 0x401000) + i * 4;
+		words[i * per + 2] = tailor_who_pack(100 + i % 2, 100, i % 2, sf);
+		if (per > 3)
+			words[i * per + 3] = i % 4 ? 0xabc0 : 0;
+		if (per > 4)
+			words[i * per + 4] = words[i * per + 1];
+		len += tlr_pack_one(&st, &words[i * per], packed + len);
+	}
+	hdr.packed_size = (uint32_t)len;
+	return put(w, TLR_SAMPLES_PACKED, &hdr, sizeof(hdr), packed, len);
+}
+
+/* Format 2: packed batches between the side-band, as tailor record writes. */
+static int packed(struct tlr_writer *w)
+{
+	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
+	       put_packed(w, 40, 12) ||
+	       put(w, TLR_ROUND, NULL, 0, NULL, 0) ||
+	       put_packed(w, 32, 5) ||
+	       put_packed(w, 24, 0) ||
+	       put(w, TLR_END, end, strlen(end), NULL, 0);
 }
 
 static int minimal(struct tlr_writer *w)
@@ -133,5 +177,6 @@ int main(int argc, char **argv)
 	}
 	return make(argv[1], "minimal.tlr", minimal) |
 	       make(argv[1], "every-type.tlr", every_type) |
-	       make(argv[1], "wide-no-end.tlr", wide_no_end);
+	       make(argv[1], "wide-no-end.tlr", wide_no_end) |
+	       make(argv[1], "packed.tlr", packed);
 }

@@ -382,6 +382,58 @@ else
 	not_ok "attribution by the tag word: got '$got'"
 fi
 
+# ---- Packed samples (format 2): every view as from the raw samples ----
+# The same samples packed (synth_profile -P): the reader unpacks them to
+# exactly the raw records, so every output must be byte for byte the raw
+# recording's -- the sample lines of tailor dump too.
+packed_same=0 packed_views=0
+for c in "ops:spec:ops.dict:-R" "mem:mem.spec:ops.dict:" "entry:entry.spec:ops.dict:" \
+	"word:word.spec:word.dict:"; do
+	IFS=: read -r name spec dict flag <<<"$c"
+	# shellcheck disable=SC2086 # $flag: one option or none
+	"$synth" $flag -o "$work/$name-raw.rec" "$work/$spec" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$synth" $flag -P -o "$work/$name-packed.rec" "$work/$spec" >/dev/null 2>&1
+	for view in "report -f csv --top 0" "report -f csv --top 0 -l function" \
+		"report -f folded" "report -v memory -f csv" "timeline -f csv -b 100us"; do
+		packed_views=$((packed_views + 1))
+		# Messages name the file: the same name for both.
+		# shellcheck disable=SC2086 # $view: the command and its options
+		"$tailor" $view -i "$work/$name-raw.rec" -d "$work/$dict" 2>&1 |
+			sed "s/$name-raw\.rec/$name.rec/g" >"$work/exp"
+		# shellcheck disable=SC2086
+		"$tailor" $view -i "$work/$name-packed.rec" -d "$work/$dict" 2>&1 |
+			sed "s/$name-packed\.rec/$name.rec/g" >"$work/act"
+		if [ -s "$work/exp" ] && cmp -s "$work/exp" "$work/act"; then
+			packed_same=$((packed_same + 1))
+		else
+			diff -u "$work/exp" "$work/act" | head -20 >>"$work/packed.diff"
+			echo "^ $name: tailor $view" >>"$work/packed.diff"
+		fi
+	done
+	"$tailor" dump --samples 100000 "$work/$name-raw.rec" | grep '^sample: ' >"$work/exp"
+	"$tailor" dump --samples 100000 "$work/$name-packed.rec" | grep '^sample: ' >"$work/act"
+	packed_views=$((packed_views + 1))
+	if [ -s "$work/exp" ] && cmp -s "$work/exp" "$work/act"; then
+		packed_same=$((packed_same + 1))
+	else
+		diff -u "$work/exp" "$work/act" | head -20 >>"$work/packed.diff"
+		echo "^ $name: tailor dump --samples" >>"$work/packed.diff"
+	fi
+done
+if [ "$packed_same" -eq "$packed_views" ] &&
+	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'packed_batches: [1-9][0-9]*'; then
+	ok "packed samples: $packed_same of $packed_views outputs (report, folded, memory, timeline, dump) equal the raw recording's"
+else
+	not_ok "packed samples: $packed_same of $packed_views outputs equal the raw recording's" "$work/packed.diff"
+fi
+raw=$(stat -c %s "$work/ops-raw.rec") packed=$(stat -c %s "$work/ops-packed.rec")
+if [ "$packed" -lt $((raw / 2)) ]; then
+	ok "packed samples: the recording takes $packed bytes against $raw raw"
+else
+	not_ok "packed samples: $packed bytes against $raw raw, not under half"
+fi
+
 # ---- Queries: two threads, three query executions at once (queries.golden) ----
 # The dictionary of the engine's shape (operator < pipeline < query): a
 # query component is one execution; the two clients' runs of q1 share

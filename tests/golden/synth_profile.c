@@ -6,7 +6,7 @@
  * and are written as a tailor recording and, optionally, the same samples
  * as a perf.data that perf report and perf script read.
  *
- * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] SPEC
+ * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] [-P] SPEC
  *
  * SPEC: one group of samples per line, TAB-separated, '#' comments:
  *   COUNT  WHERE  TAG  TID  [ADDR  [WORD]]
@@ -26,8 +26,9 @@
  * so neither is in time order -- as with real per-CPU buffers.  -R marks
  * a round after each pair of batches (ROUND, FINISHED_ROUND), as tailor
  * record and perf record do; without it the files have none, as
- * recordings of older tailors.  It prints the address chosen for each
- * group ("group N vaddr 0x...").
+ * recordings of older tailors.  -P packs the recording's samples
+ * (TLR_SAMPLES_PACKED), as tailor record writes them since format 2.  It
+ * prints the address chosen for each group ("group N vaddr 0x...").
  */
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@
 #include <unistd.h>
 #include "uapi/tailor.h"
 #include "tailor/recording.h"
+#include "tailor/sample_pack.h"
 #include "format/perf_abi.h"
 
 #define MAX_ELFS	8
@@ -273,6 +275,7 @@ struct sample_out {
 };
 
 static bool with_entry;
+static bool packed;
 
 static uint32_t record_size(bool with_addr)
 {
@@ -310,7 +313,24 @@ static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 		if (with_word)
 			o[r] = s[i].word;
 	}
-	if (tlr_write(w, TLR_SAMPLES, parts, lens, 2))
+	if (packed) {
+		static uint8_t out[BATCH * 128];
+		static struct tlr_samples_packed ph;
+		struct tlr_pack_state st;
+		size_t len = 0;
+
+		if (tlr_pack_begin(&st, size) || tlr_pack_bound((uint32_t)n, size) > sizeof(out))
+			die("cannot pack %s", "the samples");
+		for (i = 0; i < n; i++)
+			len += tlr_pack_one(&st, buf + i * size, out + len);
+		ph = (struct tlr_samples_packed){ .record_size = size, .count = (uint32_t)n,
+						  .packed_size = (uint32_t)len };
+		parts[0] = &ph;
+		parts[1] = out;
+		lens[0] = sizeof(ph);
+		lens[1] = len;
+	}
+	if (tlr_write(w, packed ? TLR_SAMPLES_PACKED : TLR_SAMPLES, parts, lens, 2))
 		die("writing %s failed", "the recording");
 }
 
@@ -454,7 +474,7 @@ int main(int argc, char **argv)
 	char meta[512];
 	int c, g, nr_maps, i;
 
-	while ((c = getopt(argc, argv, "o:p:r:R")) != -1) {
+	while ((c = getopt(argc, argv, "o:p:r:RP")) != -1) {
 		switch (c) {
 		case 'o':
 			rec_path = optarg;
@@ -468,12 +488,15 @@ int main(int argc, char **argv)
 		case 'R':
 			rounds = true;
 			break;
+		case 'P':
+			packed = true;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (!rec_path || optind != argc - 1) {
-		fprintf(stderr, "usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] SPEC\n");
+		fprintf(stderr, "usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] [-P] SPEC\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);

@@ -20,8 +20,10 @@
  * close, dup, every ioctl with valid, mutated and random arguments and
  * sizes (a neighbouring _IOC size, a random command, NULL, kernel, unmapped,
  * read-only and page-straddling pointers), read with odd sizes into good
- * and bad buffers, poll, and a fork whose child uses the inherited files
- * and exits.  Files are shared by the threads of a process, so STOP,
+ * and bad buffers, poll, mmap of rings (right and wrong sizes, offsets,
+ * protections and sharing; kept, split, unmapped, with nonsense written
+ * to the reader's tail), and a fork whose child uses the inherited files
+ * and mappings and exits.  Files are shared by the threads of a process, so STOP,
  * CONFIGURE and close race against reads on the same session, and signals
  * interrupt blocked reads.
  *
@@ -29,6 +31,8 @@
  * KASAN, lockdep, WARN or kmemleak report, an oops, or a hang):
  *  - a configuration with a reserved field set is refused with -EINVAL;
  *  - read() returns whole records of the configured size;
+ *  - a mapping that succeeds is shared, one ring's size, and its control
+ *    page describes that ring; records taken in place are whole;
  *  - a session that excludes kernel samples (and every unprivileged one,
  *    which cannot have them) delivers no kernel IP;
  *  - an unprivileged worker never starts a session on a root process;
@@ -65,19 +69,20 @@
 #define MAX_PROCS		8
 #define MAX_THREADS		8
 #define FDS_PER_PROC		12
+#define MAPS_PER_PROC		6
 #define NR_TARGETS		6
 #define PAGE			4096
 #define KERNEL_START		0xffff800000000000ull
 
 enum op {
 	OP_OPEN, OP_CLOSE, OP_DUP, OP_INFO, OP_CONFIGURE, OP_START, OP_STOP,
-	OP_STATS, OP_RAW_IOCTL, OP_READ, OP_POLL, OP_FORK, OP_PRIVATE,
+	OP_STATS, OP_RAW_IOCTL, OP_READ, OP_POLL, OP_FORK, OP_PRIVATE, OP_MMAP,
 	NR_OPS
 };
 
 static const char *const op_names[NR_OPS] = {
 	"open", "close", "dup", "info", "configure", "start", "stop", "stats",
-	"raw ioctl", "read", "poll", "fork", "private session",
+	"raw ioctl", "read", "poll", "fork", "private session", "mmap",
 };
 
 /* Relative weights of the calls. */
@@ -85,7 +90,7 @@ static const unsigned int op_weight[NR_OPS] = {
 	[OP_OPEN] = 8, [OP_CLOSE] = 5, [OP_DUP] = 2, [OP_INFO] = 3,
 	[OP_CONFIGURE] = 14, [OP_START] = 6, [OP_STOP] = 6, [OP_STATS] = 8,
 	[OP_RAW_IOCTL] = 10, [OP_READ] = 16, [OP_POLL] = 6, [OP_FORK] = 1,
-	[OP_PRIVATE] = 2,
+	[OP_PRIVATE] = 2, [OP_MMAP] = 6,
 };
 
 /* Shared by every process of the run (MAP_SHARED). */
@@ -261,20 +266,40 @@ static void make_config(struct rng *r, struct tailor_config *c, bool *reserved)
 			 c->tag_word_offset = one_in(r, 2) ? -8 * (int64_t)below(r, 8) :
 						 (int64_t)boundary_u64(r);
 			 break;
-		case 12: c->reserved[below(r, 3)] = next(r) | 1; *reserved = true; break;
+		case 12: if (one_in(r, 2))
+				 c->reserved = next(r) | 1;
+			 else
+				 c->reserved32 = (uint32_t)next(r) | 1;
+			 *reserved = true;
+			 break;
 		case 13: c->event_type = (uint32_t)below(r, 6); c->precise = (uint32_t)below(r, 5);
 			 c->event_config = boundary_u64(r);
 			 break;
-		case 14: c->flags |= TAILOR_CFG_ALL_CPUS; break;
+		case 14: if (one_in(r, 2)) {
+				 c->flags |= TAILOR_CFG_ALL_CPUS;
+				 break;
+			 }
+			 /* ABI 4's out fields: ignored, but reserved before. */
+			 c->ring_mmap_bytes = one_in(r, 2) ? boundary_u64(r) : 0;
+			 c->ring_capacity = (uint32_t)boundary_u64(r);
+			 break;
 		default: c->target_pid = pick_target(r); break;
 		}
 	}
+	if (c->abi_version >= 1 && c->abi_version < 4 && (c->ring_mmap_bytes || c->ring_capacity))
+		*reserved = true;
 }
 
 /* ---- one process's files ---- */
 
+struct mapping {
+	void *addr;
+	size_t len;
+};
+
 struct proc_files {
 	int fd[FDS_PER_PROC];
+	struct mapping *map[MAPS_PER_PROC];	/* rings kept mapped, any thread's */
 };
 
 static struct proc_files files;
@@ -421,6 +446,110 @@ static void do_poll(struct rng *r, int fd)
 	count_call(OP_POLL, sys_ret(poll(&p, 1, (int)below(r, 3))));
 }
 
+/* A ring's mapping size for a guessed capacity and record size. */
+static size_t guess_ring_bytes(struct rng *r)
+{
+	static const uint32_t caps[] = { 64, 128, 256, 512, 1024, 2048, 32768 };
+	static const uint32_t sizes[] = { 32, 40, 48, 24, 56, 160 };
+	size_t data = (size_t)caps[below(r, 7)] * sizes[below(r, 6)];
+
+	return PAGE + ((data + PAGE - 1) & ~(size_t)(PAGE - 1));
+}
+
+static void unmap_slot(int slot)
+{
+	struct mapping *m = __atomic_exchange_n(&files.map[slot], NULL, __ATOMIC_RELAXED);
+
+	if (m) {
+		munmap(m->addr, m->len);
+		free(m);
+	}
+}
+
+/* Records in place are whole: the control page must describe the ring. */
+static void check_control(const struct tailor_ring_control *ctl, size_t len)
+{
+	uint64_t data = (uint64_t)ctl->capacity * ctl->record_size;
+
+	if (ctl->data_offset != PAGE || ctl->record_size < 24 || ctl->record_size % 8 ||
+	    !ctl->capacity || (ctl->capacity & (ctl->capacity - 1)) ||
+	    PAGE + ((data + PAGE - 1) & ~(uint64_t)(PAGE - 1)) != len)
+		violation("mapped ring of %zu bytes: control page says data at %llu, %u records of %u bytes",
+			  len, (unsigned long long)ctl->data_offset, ctl->capacity,
+			  ctl->record_size);
+}
+
+static void do_mmap(struct rng *r, int fd)
+{
+	int prot = one_in(r, 5) ? PROT_READ : PROT_READ | PROT_WRITE;
+	int flags = one_in(r, 8) ? MAP_PRIVATE : MAP_SHARED;
+	size_t len;
+	off_t off;
+	struct tailor_ring_control *ctl;
+	struct mapping *m;
+	volatile uint8_t sink;
+	long ret;
+
+	switch (below(r, 4)) {
+	case 0: len = (size_t)PAGE * (1 + below(r, 64)); break;
+	case 1: len = (size_t)boundary_u64(r); break;
+	default: len = guess_ring_bytes(r); break;
+	}
+	off = one_in(r, 6) ? (off_t)(PAGE * below(r, 4096)) : (off_t)(below(r, 4) * len);
+	if (one_in(r, 16))
+		prot |= PROT_EXEC;
+	ctl = mmap(NULL, len, prot, flags, fd, off);
+	ret = ctl == MAP_FAILED ? -errno : 0;
+	count_call(OP_MMAP, ret);
+	if (ret)
+		return;
+	if (flags & MAP_PRIVATE)
+		violation("a private mapping of %zu bytes at %lld succeeded", len, (long long)off);
+	check_control(ctl, len);
+	/* Every page is there to read. */
+	for (size_t o = 0; o < len; o += PAGE)
+		sink = ((volatile uint8_t *)ctl)[o];
+	(void)sink;
+	if (prot & PROT_WRITE) {
+		switch (below(r, 4)) {
+		case 0: ctl->tail = next(r); break;	/* nonsense */
+		case 1: ctl->tail = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); break;
+		/* Not the geometry: other threads check it (check_control). */
+		case 2: ctl->head = next(r); ctl->reserved[below(r, 5)] = next(r); break;
+		default: break;
+		}
+	}
+	if (one_in(r, 6))	/* a ring cannot grow or move elsewhere bigger */
+		if (mremap(ctl, len, len + PAGE, MREMAP_MAYMOVE) != MAP_FAILED)
+			violation("a ring's mapping grew by mremap");
+	if (one_in(r, 3)) {
+		munmap(ctl, len);
+		return;
+	}
+	if (one_in(r, 4) && len > PAGE) {
+		/* Split: the records stay mapped without their control page. */
+		munmap(ctl, PAGE);
+		ctl = (void *)((uint8_t *)ctl + PAGE);
+		len -= PAGE;
+	}
+	m = malloc(sizeof(*m));
+	if (!m) {
+		munmap(ctl, len);
+		return;
+	}
+	m->addr = ctl;
+	m->len = len;
+	{
+		int slot = (int)below(r, MAPS_PER_PROC);
+		struct mapping *old = __atomic_exchange_n(&files.map[slot], m, __ATOMIC_RELAXED);
+
+		if (old) {
+			munmap(old->addr, old->len);
+			free(old);
+		}
+	}
+}
+
 static void do_open(struct rng *r)
 {
 	int flags = O_RDWR | O_CLOEXEC | (one_in(r, 3) ? 0 : O_NONBLOCK);
@@ -486,12 +615,51 @@ static void do_fork(struct rng *r)
 		;
 }
 
+#define PRIVATE_MAX_CPUS	64
+
+/*
+ * Take what each mapped ring holds, by the uapi header's protocol,
+ * checking every record; 0, or -1 if a ring looked broken.
+ */
+static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kernel,
+			  const char *what)
+{
+	int broken = 0;
+
+	for (int cpu = 0; cpu < nr; cpu++) {
+		struct tailor_ring_control *c = ctl[cpu];
+		uint64_t head, tail;
+
+		if (!c)
+			continue;
+		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+		tail = c->tail;
+		if (head - tail > c->capacity) {
+			violation("%s: CPU %d's ring says head %llu, tail %llu: more than its %u records",
+				  what, cpu, (unsigned long long)head, (unsigned long long)tail,
+				  c->capacity);
+			broken = -1;
+			continue;
+		}
+		for (; tail != head; tail++)
+			check_records((const uint8_t *)c + c->data_offset +
+				      (tail & (c->capacity - 1)) * c->record_size,
+				      c->record_size, c->record_size, no_kernel, what);
+		__atomic_store_n(&c->tail, head, __ATOMIC_RELEASE);
+	}
+	return broken;
+}
+
 /*
  * A session this thread alone uses, so its answers can be checked: the
- * configuration it asked for is the one in force.
+ * configuration it asked for is the one in force.  Half of them are read
+ * in place through mappings of their rings.
  */
 static void private_session(struct rng *r, bool privileged)
 {
+	struct tailor_ring_control *ctl[PRIVATE_MAX_CPUS] = { NULL };
+	int nr_cpus = 0, mapped = 0;
+	bool no_kernel;
 	struct tailor_config cfg;
 	struct tailor_stats st = { .size = sizeof(st) };
 	uint8_t *buf = malloc(65536);
@@ -504,7 +672,10 @@ static void private_session(struct rng *r, bool privileged)
 		goto out;
 	make_config(r, &cfg, &reserved);
 	if (one_in(r, 2)) {	/* mostly valid here, to get samples */
-		memset(&cfg.reserved, 0, sizeof(cfg.reserved));
+		cfg.reserved = 0;
+		cfg.reserved32 = 0;
+		cfg.ring_mmap_bytes = 0;
+		cfg.ring_capacity = 0;
 		cfg.size = sizeof(cfg);
 		reserved = false;
 	}
@@ -525,19 +696,50 @@ static void private_session(struct rng *r, bool privileged)
 			violation("an unprivileged worker started a session on root's process %d",
 				  cfg.target_pid);
 	}
+	no_kernel = !privileged || (cfg.flags_used & TAILOR_CFG_EXCLUDE_KERNEL);
+	if (cfg.abi_version >= 4 && one_in(r, 2)) {
+		nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+		nr_cpus = nr_cpus < PRIVATE_MAX_CPUS ? nr_cpus : PRIVATE_MAX_CPUS;
+		for (int cpu = 0; cpu < nr_cpus; cpu++) {
+			void *map = mmap(NULL, cfg.ring_mmap_bytes, PROT_READ | PROT_WRITE,
+					 MAP_SHARED, fd, (off_t)cpu * (off_t)cfg.ring_mmap_bytes);
+
+			count_call(OP_MMAP, map == MAP_FAILED ? -errno : 0);
+			if (map == MAP_FAILED)
+				continue;
+			ctl[cpu] = map;
+			mapped++;
+			check_control(ctl[cpu], cfg.ring_mmap_bytes);
+			if (ctl[cpu]->record_size != cfg.record_size)
+				violation("CPU %d's ring has %u-byte records, the session %u", cpu,
+					  ctl[cpu]->record_size, cfg.record_size);
+		}
+	}
 	for (int i = 0; i < 4; i++) {
 		usleep(500 * (useconds_t)below(r, 4));
+		if (mapped) {
+			drain_in_place(ctl, nr_cpus, no_kernel,
+				       "session read in place");
+			/* One consumer: read() refused while mapped. */
+			ret = sys_ret(read(fd, buf, 65536));
+			count_call(OP_READ, ret);
+			if (ret != -EBUSY)
+				violation("read() of a mapped session returned %ld, not -EBUSY", ret);
+			continue;
+		}
 		ret = sys_ret(read(fd, buf, 65536));
 		count_call(OP_READ, ret);
-		check_records(buf, ret, cfg.record_size,
-			      !privileged || (cfg.flags_used & TAILOR_CFG_EXCLUDE_KERNEL),
+		check_records(buf, ret, cfg.record_size, no_kernel,
 			      privileged ? "private session" : "unprivileged session");
 	}
 	count_call(OP_STOP, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
-	while ((ret = sys_ret(read(fd, buf, 65536))) > 0)
-		check_records(buf, ret, cfg.record_size,
-			      !privileged || (cfg.flags_used & TAILOR_CFG_EXCLUDE_KERNEL),
-			      "draining a stopped session");
+	if (mapped)
+		drain_in_place(ctl, nr_cpus, no_kernel,
+			       "draining a stopped session in place");
+	else
+		while ((ret = sys_ret(read(fd, buf, 65536))) > 0)
+			check_records(buf, ret, cfg.record_size, no_kernel,
+				      "draining a stopped session");
 	ret = sys_ret(ioctl(fd, TAILOR_IOC_STATS, &st));
 	count_call(OP_STATS, ret);
 	if (ret == 0 && !st.running &&
@@ -546,7 +748,14 @@ static void private_session(struct rng *r, bool privileged)
 			  (unsigned long long)st.total.produced,
 			  (unsigned long long)st.total.delivered,
 			  (unsigned long long)st.total.lost, (unsigned long long)st.total.queued);
+	/* Every ring mapped and drained after the stop: nothing may be left. */
+	if (ret == 0 && !st.running && mapped == nr_cpus && st.total.queued)
+		violation("stopped session drained in place still has %llu queued",
+			  (unsigned long long)st.total.queued);
 out:
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		if (ctl[cpu])
+			munmap(ctl[cpu], cfg.ring_mmap_bytes);
 	if (fd >= 0)
 		close(fd);
 	free(buf);
@@ -595,11 +804,15 @@ static void *worker_main(void *arg)
 				if (old >= 0)
 					count_call(OP_CLOSE, sys_ret(close(old)));
 			}
+			/* A mapping holds its file, and so the module, too. */
+			for (int i = 0; i < MAPS_PER_PROC; i++)
+				unmap_slot(i);
 			if (gen != w->quiet_gen) {
 				w->quiet_gen = gen;
 				__atomic_fetch_add(&sh->quiet_acks, 1, __ATOMIC_RELEASE);
 			}
-			if (op == OP_OPEN || op == OP_DUP || op == OP_PRIVATE || op == OP_FORK)
+			if (op == OP_OPEN || op == OP_DUP || op == OP_PRIVATE || op == OP_FORK ||
+			    op == OP_MMAP)
 				op = OP_STATS;	/* on a closed file now */
 			/* Slowly: calls on closed files would crowd out the rest. */
 			usleep(5000);
@@ -627,6 +840,7 @@ static void *worker_main(void *arg)
 		case OP_POLL: do_poll(r, fd); break;
 		case OP_FORK: do_fork(r); break;
 		case OP_PRIVATE: private_session(r, w->privileged); break;
+		case OP_MMAP: do_mmap(r, fd); break;
 		default: break;
 		}
 	}
@@ -663,6 +877,8 @@ static void fuzz_process(unsigned int index, bool privileged)
 	}
 	for (i = 0; i < FDS_PER_PROC; i++)
 		files.fd[i] = -1;
+	for (i = 0; i < MAPS_PER_PROC; i++)
+		files.map[i] = NULL;
 	sigaction(SIGUSR1, &poke, NULL);
 	for (i = 0; i < nr_threads; i++) {
 		w[i].rng.s = (seed * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)index << 32) ^ (i + 1);

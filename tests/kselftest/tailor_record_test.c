@@ -688,10 +688,15 @@ TEST(wakeups_fall_in_the_blocked_stretches_they_end)
 	ASSERT_LE(stretches * 95 / 100, ended + woken_before);
 }
 
+/*
+ * Packed, a 16-register sample of a spinning loop takes some 5 bytes:
+ * 12000 of them (1.5 s, 2 threads, 4 kHz) overflow 16k, while the first
+ * 100 ms (META, mappings, some 800 samples) fit, so samples come first.
+ */
 TEST(full_disk_cuts_cleanly_and_says_why)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-o", "/mnt/tiny/t.rec", "-F",
-			 "1000", "--regs", "rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,r8,r9,r10,r11,r12,r13,r14,r15",
+			 "4000", "--regs", "rax,rbx,rcx,rdx,rsi,rdi,rbp,rsp,r8,r9,r10,r11,r12,r13,r14,r15",
 			 "--", WL "tw_spin", "1500", "2", "0", NULL };
 	char *dargv[] = { TAILOR, "dump", "/mnt/tiny/t.rec", NULL };
 	struct run r, d;
@@ -700,7 +705,7 @@ TEST(full_disk_cuts_cleanly_and_says_why)
 	skip_unless_ready(_metadata);
 	mkdir("/mnt", 0755);
 	mkdir("/mnt/tiny", 0755);
-	ASSERT_EQ(0, mount("tmpfs", "/mnt/tiny", "tmpfs", 0, "size=96k"));
+	ASSERT_EQ(0, mount("tmpfs", "/mnt/tiny", "tmpfs", 0, "size=16k"));
 	run(&r, argv);
 	/* The command ran to its end; the recording reports the failure. */
 	EXPECT_EQ(1, r.status);

@@ -104,7 +104,7 @@ static void bad_size(struct tailor_config *c) { c->size = sizeof(*c) - 8; }
 static void bad_abi(struct tailor_config *c) { c->abi_version = 999; }
 static void bad_source(struct tailor_config *c) { c->source = 7; }
 static void bad_flag(struct tailor_config *c) { c->flags |= 1u << 30; }
-static void bad_reserved(struct tailor_config *c) { c->reserved[2] = 1; }
+static void bad_reserved(struct tailor_config *c) { c->reserved = 1; }
 static void bad_excl(struct tailor_config *c)
 {
 	c->flags |= TAILOR_CFG_EXCLUDE_USER | TAILOR_CFG_EXCLUDE_KERNEL;

@@ -237,9 +237,17 @@ TEST(every_reserved_word_refused)
 	SKIP_UNLESS_LOADED();
 	fd = tailor_open();
 	ASSERT_LE(0, fd);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 64; i += 21) {
 		tailor_config_init(&cfg, getpid());
-		cfg.reserved[i] = 1ull << (i * 21);
+		cfg.reserved = 1ull << i;
+		EXPECT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+		tailor_config_init(&cfg, getpid());
+		cfg.reserved32 = 1u << (i % 32);
+		EXPECT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+		/* ABI 4's out fields were reserved words before it. */
+		tailor_config_init(&cfg, getpid());
+		cfg.abi_version = 3;
+		cfg.ring_mmap_bytes = 1ull << i;
 		EXPECT_EQ(-EINVAL, tailor_configure(fd, &cfg));
 	}
 	tailor_config_init(&cfg, getpid());
@@ -287,8 +295,12 @@ TEST(no_unwritten_byte_reaches_userspace)
 	tailor_config_init(&cfg, child);
 	memset(&cfg.source_used, 0xaa, offsetof(struct tailor_config, tag_word_offset) -
 	       offsetof(struct tailor_config, source_used));
+	/* ABI 4's out fields: what comes in is ignored, and overwritten. */
+	cfg.ring_mmap_bytes = PATTERN;
+	cfg.ring_capacity = (uint32_t)PATTERN;
 	ASSERT_EQ(0, tailor_configure(fd, &cfg));
 	EXPECT_EQ(0, pattern_words(&cfg, sizeof(cfg)));
+	EXPECT_EQ(32768, cfg.ring_capacity);
 	EXPECT_EQ(32, cfg.record_size);
 	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
 	go(go_fd);

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "tailor/recording.h"
+#include "tailor/sample_pack.h"
 #include "tailor/session.h"
 #include "uapi/tailor.h"
 
@@ -317,7 +318,7 @@ static void test_roundtrip_mem(void)
 
 	check(len == reference_len);
 	/* The file starts with the header the spec describes. */
-	check(memcmp(data, "TAILORRC\1\0\0\0\x20\0\0\0", 16) == 0);
+	check(memcmp(data, "TAILORRC\2\0\0\0\x20\0\0\0", 16) == 0);
 	r = tlr_reader_open_mem(data, len, err, sizeof(err));
 	check(r);
 	if (r)
@@ -526,7 +527,9 @@ static void test_bad_file_header(void)
 	uint64_t one = 1;
 
 	expect_damage(0, "TAILORRD", 8, -1, 0, "not a tailor recording (bad magic)");
-	damage_u32(8, 2, -1, 8, "recording format version 2 is newer than this tailor (1)");
+	damage_u32(8, 3, -1, 8, "recording format version 3 is newer than this tailor (2)");
+	/* Format 1, before packed samples, still reads. */
+	damage_u32(8, 1, NR_REFERENCE, 0, "");
 	damage_u32(8, 0, -1, 8, "version 0");
 	damage_u32(12, 40, -1, 12, "header_size 40");
 	expect_damage(16, &one, 8, -1, 16, "flags 0x1");
@@ -564,6 +567,69 @@ static void test_bad_samples(void)
 	damage_u32(at + 12, 2, 1, at + 12, "32 bytes beyond its 2 samples");
 	/* One sample of 96 bytes fills the payload exactly: fine. */
 	expect_damage(at + 8, one_of_96, 8, NR_REFERENCE, 0, "");
+}
+
+static void expect_lone_record(uint32_t type, const void *payload, uint32_t len, int good,
+			       uint64_t offset, const char *what);
+
+/* A lone SAMPLES_PACKED of @n samples like a timer's, into @buf; its length. */
+static uint32_t packed_record(unsigned char *buf, uint32_t n)
+{
+	struct tlr_samples_packed h = { .record_size = 32, .count = n };
+	struct tlr_pack_state st;
+	uint64_t s[4];
+	uint32_t len = 0, i;
+
+	tlr_pack_begin(&st, 32);
+	for (i = 0; i < n; i++) {
+		s[0] = 1000000 + 250000ull * i;
+		s[1] = 0x401000 + 16 * (i % 5);
+		s[2] = tailor_who_pack(1000, 1000, 1, 0);
+		s[3] = 7;
+		len += (uint32_t)tlr_pack_one(&st, s, buf + sizeof(h) + len);
+	}
+	h.packed_size = len;
+	memcpy(buf, &h, sizeof(h));
+	len += sizeof(h);
+	while (len % 8)
+		buf[len++] = 0;
+	return len;
+}
+
+static void test_bad_packed(void)
+{
+	unsigned char buf[4096], bad[4096];
+	uint32_t len = packed_record(buf, 50), v;
+
+	/* The payload starts at file offset 40; its stream at 56. */
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, 8, 0, 40, "too short for its 16-byte header");
+	memcpy(bad, buf, len);
+	v = 36;
+	memcpy(bad, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 40,
+			   "record_size 36 is not a multiple of 8 from 24 to 272");
+	memcpy(bad, buf, len);
+	v = 1u << 30;
+	memcpy(bad + 4, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 44, "unpack to more than");
+	memcpy(bad, buf, len);
+	v = len;
+	memcpy(bad + 8, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 48, "does not fill");
+	memcpy(bad, buf, len);
+	v = 1;
+	memcpy(bad + 12, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 52, "reserved field is 0x1");
+	/* One sample fewer than the stream holds: bytes left over. */
+	memcpy(bad, buf, len);
+	v = 49;
+	memcpy(bad + 4, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "left after the last of 49 samples");
+	/* One more: the stream ends inside it. */
+	v = 51;
+	memcpy(bad + 4, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "ends inside");
 }
 
 static void test_bad_sideband(void)
@@ -776,7 +842,7 @@ static void test_writer_layout(void)
 
 	len = slurp(path, &data);
 	check(len == 32 + sizeof(want));
-	check(len >= 32 && memcmp(data, "TAILORRC\1\0\0\0\x20\0\0\0", 16) == 0);
+	check(len >= 32 && memcmp(data, "TAILORRC\2\0\0\0\x20\0\0\0", 16) == 0);
 	check(len >= 32 && memcmp(data + 16, zeros, 16) == 0);
 	check(len == 32 + sizeof(want) && !memcmp(data + 32, want, sizeof(want)));
 	free(data);
@@ -1098,6 +1164,7 @@ static const struct test tests[] = {
 	{ "bad file header", test_bad_file_header },
 	{ "bad record sizes", test_bad_record_size },
 	{ "bad SAMPLES", test_bad_samples },
+	{ "SAMPLES_PACKED read, and every bad field named", test_bad_packed },
 	{ "bad MMAP, COMM, TASK, META, END", test_bad_sideband },
 	{ "payloads too short for their type", test_short_payloads },
 	{ "FILE records: a carried file comes back whole, a broken one not at all",

@@ -5,6 +5,7 @@
  * Built with ASan and UBSan.
  */
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include "uapi/tailor.h"
 
@@ -71,6 +72,13 @@ static void layout(void)
 	/* perf's numbering: the IP sits between the low GPRs and r8. */
 	CHECK(TAILOR_REG_IP == 8 && !(TAILOR_REGS_GPR & 1ull << TAILOR_REG_IP));
 	CHECK(TAILOR_REGS_CAPTURABLE == (TAILOR_REGS_GPR | 1ull << TAILOR_REG_IP));
+	/* ABI 4 took the first reserved words: the struct did not grow. */
+	CHECK(sizeof(struct tailor_config) == 136);
+	CHECK(offsetof(struct tailor_config, ring_mmap_bytes) == 112);
+	/* The reader's tail on its own cache line, away from head. */
+	CHECK(offsetof(struct tailor_ring_control, head) == 0);
+	CHECK(offsetof(struct tailor_ring_control, tail) == 64);
+	CHECK(sizeof(struct tailor_ring_control) == 72);
 }
 
 int main(void)

@@ -14,7 +14,7 @@
 #include "tailor/recording.h"
 #include "usage.h"
 
-#define TAILOR_VERSION	"0.5"
+#define TAILOR_VERSION	"0.6"
 
 extern const struct cli_command cmd_record, cmd_dump, cmd_report, cmd_timeline,
 	cmd_completion;
@@ -28,6 +28,31 @@ int device_info(int fd, struct tailor_info *info);
 int device_configure(int fd, struct tailor_config *cfg, const char *event);
 int device_stats(int fd, struct tailor_stats *st);
 const char *source_name(uint32_t source);
+
+/* Every possible CPU's ring, mapped (ABI 4); NULL for a CPU there is not. */
+struct ring_maps {
+	struct tailor_ring_control **ctl;	/* by CPU */
+	uint32_t nr_cpus;
+	size_t bytes;				/* of each mapping */
+};
+
+/* A span of whole records in a mapped ring. */
+struct ring_span {
+	const void *data;
+	size_t bytes;
+};
+
+/* Map the rings of configured session @fd; prints why on failure. */
+int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
+		     struct ring_maps *m);
+void device_unmap_rings(struct ring_maps *m);
+/*
+ * What CPU @cpu's ring holds now: up to two spans (the second after the
+ * ring wraps) and the record count.  The records stay the caller's until
+ * ring_release() hands their slots back to the module.
+ */
+uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span span[2]);
+void ring_release(const struct ring_maps *m, uint32_t cpu, uint64_t count);
 
 /* ---- events.c: event names to encodings ---- */
 

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The collector's side of /dev/tailor: open, configure and stats, with
- * every failure turned into one sentence that says what to do.
+ * The collector's side of /dev/tailor: open, configure, stats and the
+ * mapped rings, with every failure turned into one sentence that says
+ * what to do.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include "cli.h"
 
 const char *source_name(uint32_t source)
@@ -92,4 +96,126 @@ int device_stats(int fd, struct tailor_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	return ioctl(fd, TAILOR_IOC_STATS, st) ? -1 : 0;
+}
+
+/* The CPUs the kernel may ever bring up: /sys/devices/system/cpu/possible. */
+static int possible_cpus(bool *possible, uint32_t nr)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	char list[4096], *tok, *save;
+
+	if (!f || !fgets(list, sizeof(list), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (tok = strtok_r(list, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+		unsigned long lo, hi;
+		char *end;
+
+		lo = strtoul(tok, &end, 10);
+		hi = *end == '-' ? strtoul(end + 1, &end, 10) : lo;
+		if (*end || hi < lo)
+			return -1;
+		for (; lo <= hi && lo < nr; lo++)
+			possible[lo] = true;
+	}
+	return 0;
+}
+
+int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
+		     struct ring_maps *m)
+{
+	bool *possible = calloc(nr_cpu_ids, sizeof(*possible));
+	uint32_t cpu;
+
+	memset(m, 0, sizeof(*m));
+	m->ctl = calloc(nr_cpu_ids, sizeof(*m->ctl));
+	if (!possible || !m->ctl) {
+		err_msg("out of memory");
+		goto fail;
+	}
+	m->nr_cpus = nr_cpu_ids;
+	m->bytes = cfg->ring_mmap_bytes;
+	if (possible_cpus(possible, nr_cpu_ids)) {
+		err_msg("cannot read the possible CPUs from /sys/devices/system/cpu/possible");
+		goto fail;
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		void *map;
+
+		if (!possible[cpu])
+			continue;
+		map = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			   (off_t)cpu * (off_t)m->bytes);
+		if (map == MAP_FAILED) {
+			err_msg("cannot map CPU %u's ring of %zu bytes from %s: %s", cpu, m->bytes,
+				TAILOR_DEVICE, strerror(errno));
+			goto fail;
+		}
+		m->ctl[cpu] = map;
+		/* ring_peek() trusts the geometry: it must be the session's. */
+		if (m->ctl[cpu]->capacity != cfg->ring_capacity ||
+		    m->ctl[cpu]->record_size != cfg->record_size ||
+		    m->ctl[cpu]->data_offset + (uint64_t)cfg->ring_capacity * cfg->record_size >
+			    m->bytes) {
+			err_msg("CPU %u's ring is not the one tailor.ko configured: rebuild tailor and tailor.ko with 'make'",
+				cpu);
+			goto fail;
+		}
+	}
+	free(possible);
+	return 0;
+fail:
+	free(possible);
+	device_unmap_rings(m);
+	return -1;
+}
+
+void device_unmap_rings(struct ring_maps *m)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; m->ctl && cpu < m->nr_cpus; cpu++)
+		if (m->ctl[cpu])
+			munmap(m->ctl[cpu], m->bytes);
+	free(m->ctl);
+	memset(m, 0, sizeof(*m));
+}
+
+uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span span[2])
+{
+	struct tailor_ring_control *ctl = m->ctl[cpu];
+	uint64_t head, tail, count, first, idx;
+	const uint8_t *data;
+	uint32_t cap, rs;
+
+	span[0].bytes = span[1].bytes = 0;
+	if (!ctl)
+		return 0;
+	/* The records up to head are written before head is (uapi header). */
+	head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+	tail = ctl->tail;
+	cap = ctl->capacity;
+	rs = ctl->record_size;
+	count = head - tail;
+	if (!count || count > cap)
+		return 0;
+	data = (const uint8_t *)ctl + ctl->data_offset;
+	idx = tail & (cap - 1);
+	first = count < cap - idx ? count : cap - idx;
+	span[0].data = data + idx * rs;
+	span[0].bytes = first * rs;
+	span[1].data = data;
+	span[1].bytes = (count - first) * rs;
+	return count;
+}
+
+void ring_release(const struct ring_maps *m, uint32_t cpu, uint64_t count)
+{
+	struct tailor_ring_control *ctl = m->ctl[cpu];
+
+	/* Our reads of the records are done before the module reuses them. */
+	__atomic_store_n(&ctl->tail, ctl->tail + count, __ATOMIC_RELEASE);
 }

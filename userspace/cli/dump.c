@@ -59,6 +59,8 @@ struct thread_count {
 
 struct dump_state {
 	uint64_t samples, batches, mmaps, comms, tasks, switches, wakeups, rounds, unknown;
+	uint64_t packed_batches;
+	uint64_t sample_bytes;	/* the sample records' bytes in the file */
 	uint64_t files;		/* FILE records that start a file */
 	uint64_t first_tsc, last_tsc;
 	uint64_t regs_mask;
@@ -144,19 +146,18 @@ static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
 	putchar('\n');
 }
 
-static void take_samples(struct dump_state *d, const struct tlr_record *rec)
+static void take_samples(struct dump_state *d, const uint8_t *p, uint32_t count,
+			 uint32_t record_size)
 {
-	const struct tlr_samples *h = rec->payload;
-	const uint8_t *p = (const uint8_t *)(h + 1);
 	/* META's mask, but never more registers than the record holds. */
 	uint32_t i, nr_regs = __builtin_popcountll(d->regs_mask);
-	uint32_t room = (h->record_size - TAILOR_SAMPLE_BASE_SIZE) / 8;
+	uint32_t room = (record_size - TAILOR_SAMPLE_BASE_SIZE) / 8;
 
 	if (nr_regs > room)
 		nr_regs = room;
 
 	d->batches++;
-	for (i = 0; i < h->count; i++, p += h->record_size) {
+	for (i = 0; i < count; i++, p += record_size) {
 		const struct tailor_sample *s = (const void *)p;
 
 		if (!d->samples || s->tsc < d->first_tsc)
@@ -182,8 +183,15 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 		print_text("meta", rec);
 		break;
 	case TLR_SAMPLES:
-		take_samples(d, rec);
+	case TLR_SAMPLES_PACKED: {
+		/* Either way the reader hands the samples over unpacked. */
+		const struct tlr_samples *h = rec->payload;
+
+		d->packed_batches += rec->type == TLR_SAMPLES_PACKED;
+		d->sample_bytes += sizeof(struct tlr_record_header) + rec->size;
+		take_samples(d, rec->samples, h->count, h->record_size);
 		break;
+	}
 	case TLR_MMAP: {
 		const struct tlr_mmap *m = rec->payload;
 
@@ -302,11 +310,14 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 	while ((ret = tlr_next(r, &rec)) > 0)
 		take_record(&d, &rec);
 
-	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\nmmaps: %" PRIu64
+	printf("samples: %" PRIu64 "\nsample_batches: %" PRIu64 "\npacked_batches: %" PRIu64
+	       "\nsample_bytes: %" PRIu64 "\nbytes_per_sample: %.2f\nmmaps: %" PRIu64
 	       "\ncomms: %" PRIu64 "\ntask_events: %" PRIu64 "\nswitches: %" PRIu64
 	       "\nwakeups: %" PRIu64 "\nrounds: %" PRIu64 "\ncarried_files: %" PRIu64
 	       "\nunknown_records: %" PRIu64 "\n",
-	       d.samples, d.batches, d.mmaps, d.comms, d.tasks, d.switches, d.wakeups, d.rounds,
+	       d.samples, d.batches, d.packed_batches, d.sample_bytes,
+	       d.samples ? (double)d.sample_bytes / (double)d.samples : 0.0, d.mmaps, d.comms,
+	       d.tasks, d.switches, d.wakeups, d.rounds,
 	       d.files, d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);

@@ -25,10 +25,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "tailor/sample_pack.h"
 #include "tailor/symbols.h"
 #include "tailor/x86_regs.h"
 
-#define READ_BUF_BYTES		(1u << 20)
 #define DEFAULT_FREQ		4000
 #define DEFAULT_OUTPUT		"tailor.rec"
 #define POLL_MS			100
@@ -132,6 +132,12 @@ const struct cli_command cmd_record = {
 		    "       tailor record [options] -a",
 	.description = "Sample a command (launched, with all its threads), a running process\n"
 		       "(-p) or every CPU (-a) through tailor.ko and write a recording.\n"
+		       "\n"
+		       "Samples are read in place from each CPU's ring, mapped from\n"
+		       "/dev/tailor, and written packed: a sample takes what changed since\n"
+		       "the one before it, some 3 to 11 bytes in the file instead of 32 to 48\n"
+		       "(format 2, which tailor 0.6 and later read; 'tailor dump' shows the\n"
+		       "bytes per sample).\n"
 		       "\n"
 		       "At the end, the files JITs leave for profilers are copied into the\n"
 		       "recording, so that a report names JIT code on another host and after\n"
@@ -480,7 +486,9 @@ struct recorder {
 	int fd;
 	struct tlr_writer *w;
 	struct sideband *sb;
-	uint8_t *buf;
+	struct ring_maps maps;
+	uint8_t *pack;		/* a batch of samples, packed */
+	uint32_t pack_batch;	/* most samples in a batch */
 	uint64_t samples;
 	uint64_t start_ns;
 	uint64_t start_wall_ns;	/* CLOCK_REALTIME at META */
@@ -725,54 +733,59 @@ static int write_meta(struct recorder *r, pid_t target)
 }
 
 /*
- * What /dev/tailor has now, at most READS_PER_PULL buffers so that a disk
- * slower than the samples cannot starve signals, the time limit and the
- * side-band: 0 at end of stream, 1 if more may come, -errno.  *@drained:
- * every CPU's ring was read to empty (a short read, or nothing to read).
+ * Every CPU's ring up to the head it has now, packed straight from the
+ * mapping into one batch per CPU: 0 at end of stream, 1 if more may come,
+ * -errno.  Each ring is taken once, so a disk slower than the samples
+ * cannot starve signals, the time limit and the side-band.  *@drained:
+ * every ring was read to the head it had.
  */
-#define READS_PER_PULL	16
-
 static int pull_samples(struct recorder *r, bool *drained)
 {
-	int reads;
+	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	bool ended;
+	uint32_t cpu;
 
-	*drained = false;
-	for (reads = 0; reads < READS_PER_PULL; reads++) {
-		struct tlr_samples hdr = { .record_size = r->cfg.record_size };
-		ssize_t n = read(r->fd, r->buf, READ_BUF_BYTES);
-		const void *parts[2];
-		size_t lens[2];
-		int err;
+	/*
+	 * Hang-up first: it says stopped and empty, and a stopped session
+	 * produces nothing more, so after this pass there is nothing left.
+	 */
+	ended = poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP);
+	*drained = true;
+	for (cpu = 0; cpu < r->maps.nr_cpus; cpu++) {
+		const uint32_t rs = r->cfg.record_size;
+		struct ring_span span[2];
+		uint64_t n = ring_peek(&r->maps, cpu, span), first = span[0].bytes / rs, i = 0;
 
-		if (n < 0) {
-			if (errno == EINTR)
-				return 1;
-			if (errno == EAGAIN) {
-				*drained = true;
-				return 1;
-			}
-			err_msg("reading samples: %s", strerror(errno));
-			return -1;
-		}
-		if (n == 0) {
-			*drained = true;
-			return 0;
-		}
-		hdr.count = n / hdr.record_size;
-		parts[0] = &hdr;
-		parts[1] = r->buf;
-		lens[0] = sizeof(hdr);
-		lens[1] = n;
-		err = tlr_write(r->w, TLR_SAMPLES, parts, lens, 2);
-		if (err)
-			return err;
-		r->samples += hdr.count;
-		if ((size_t)n < READ_BUF_BYTES) {
-			*drained = true;
-			return 1;
+		/* In batches no larger than the pack buffer's worst case. */
+		while (i < n) {
+			struct tlr_samples_packed hdr = { .record_size = rs };
+			uint64_t end = n - i < r->pack_batch ? n : i + r->pack_batch, batch = end - i;
+			struct tlr_pack_state st;
+			const void *parts[2];
+			size_t lens[2], packed = 0;
+			int err;
+
+			tlr_pack_begin(&st, rs);
+			for (; i < end; i++)
+				packed += tlr_pack_one(&st, i < first ?
+						       (const uint8_t *)span[0].data + i * rs :
+						       (const uint8_t *)span[1].data + (i - first) * rs,
+						       r->pack + packed);
+			/* Packed: the slots are free again before the write. */
+			ring_release(&r->maps, cpu, batch);
+			hdr.count = (uint32_t)batch;
+			hdr.packed_size = (uint32_t)packed;
+			parts[0] = &hdr;
+			lens[0] = sizeof(hdr);
+			parts[1] = r->pack;
+			lens[1] = packed;
+			err = tlr_write(r->w, TLR_SAMPLES_PACKED, parts, lens, 2);
+			if (err)
+				return err;
+			r->samples += batch;
 		}
 	}
-	return 1;
+	return ended ? 0 : 1;
 }
 
 static void status_line(struct recorder *r, uint64_t now)
@@ -913,7 +926,7 @@ static int finish(struct recorder *r, int exit_code)
 	bool drained;
 
 	ioctl(r->fd, TAILOR_IOC_STOP);
-	/* Stopped: reads return the rest, then 0. */
+	/* Stopped: the next pass takes the rest and sees the hang-up. */
 	while ((more = pull_samples(r, &drained)) > 0)
 		;
 	err = more < 0;
@@ -1015,11 +1028,6 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		return EXIT_FAIL;
 	if (device_info(r.fd, &r.info))
 		goto out;
-	r.buf = malloc(READ_BUF_BYTES);
-	if (!r.buf) {
-		err_msg("out of memory");
-		goto out;
-	}
 
 	target = o.pid;
 	if (o.command) {
@@ -1027,8 +1035,23 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 			goto out;
 		target = l.pid;
 	}
-	if (build_config(&r, target) || device_configure(r.fd, &r.cfg, r.ev.name))
+	if (build_config(&r, target) || device_configure(r.fd, &r.cfg, r.ev.name) ||
+	    device_map_rings(r.fd, &r.cfg, r.info.nr_cpu_ids, &r.maps))
 		goto out_child;
+	if (tlr_pack_begin(&(struct tlr_pack_state){ 0 }, r.cfg.record_size)) {
+		err_msg("%u-byte samples are too large to pack: capture fewer registers",
+			r.cfg.record_size);
+		goto out_child;
+	}
+	/* A batch in the worst case must fit a record: most are far smaller. */
+	r.pack_batch = (TLR_MAX_RECORD_SIZE / 2) / tlr_pack_bound(1, r.cfg.record_size);
+	if (r.pack_batch > r.cfg.ring_capacity)
+		r.pack_batch = r.cfg.ring_capacity;
+	r.pack = malloc(tlr_pack_bound(r.pack_batch, r.cfg.record_size));
+	if (!r.pack) {
+		err_msg("out of memory");
+		goto out_child;
+	}
 	r.w = tlr_writer_create(o.output);
 	if (!r.w) {
 		err_msg("cannot create '%s': %s", o.output, strerror(errno));
@@ -1099,7 +1122,8 @@ out:
 	if (r.w)
 		tlr_writer_close(r.w);
 	sideband_close(r.sb);
-	free(r.buf);
+	device_unmap_rings(&r.maps);
+	free(r.pack);
 	if (r.fd >= 0)
 		close(r.fd);
 	return ret;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The tailor recording format, version 1 (docs/recording-format.md is the
- * spec; this header is its C form).  One reader/writer library
+ * The tailor recording format, version 2 (docs/recording-format.md is the
+ * spec; this header is its C form).  Version 2 added packed samples
+ * (TLR_SAMPLES_PACKED); readers still read version 1.  One reader/writer library
  * (userspace/lib/recording_*.c) serves every command.
  *
  * A recording is a file header followed by records, each an 8-byte
@@ -16,8 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct tlr_pack_summary;
+
 #define TLR_MAGIC		"TAILORRC"
-#define TLR_VERSION		1
+#define TLR_VERSION		2
 #define TLR_MAX_RECORD_SIZE	(64u << 20)
 
 struct tlr_file_header {
@@ -49,7 +52,8 @@ enum tlr_record_type {
 	TLR_SWITCH	= 8,	/* struct tlr_switch: a context switch */
 	TLR_WAKEUP	= 9,	/* struct tlr_wakeup: a thread woken */
 	TLR_FILE	= 10,	/* struct tlr_file + path + a piece of the file */
-	/* 11..: application markers, labels (later) */
+	TLR_SAMPLES_PACKED = 11, /* struct tlr_samples_packed + packed samples */
+	/* 12..: application markers, labels (later) */
 };
 
 /*
@@ -61,6 +65,23 @@ struct tlr_samples {
 	uint32_t count;
 	/* count * record_size bytes follow */
 };
+
+/*
+ * Version 2: a batch of samples packed (tailor/sample_pack.h), which
+ * unpack to exactly what TLR_SAMPLES would hold.  At most
+ * TLR_MAX_RECORD_SIZE bytes unpacked.
+ */
+struct tlr_samples_packed {
+	uint32_t record_size;	/* of each unpacked sample, as in TLR_SAMPLES */
+	uint32_t count;
+	uint32_t packed_size;	/* bytes of the stream that follows */
+	uint32_t reserved;	/* 0 */
+	/* packed_size bytes, then padding */
+};
+
+/* Both batches start alike: readers take count and size from either. */
+_Static_assert(offsetof(struct tlr_samples_packed, count) == offsetof(struct tlr_samples, count),
+	       "tlr_samples_packed starts as tlr_samples");
 
 /* How a side-band record's tsc was obtained. */
 enum tlr_time_kind {
@@ -203,6 +224,18 @@ struct tlr_record {
 	uint32_t size;		/* payload bytes */
 	uint64_t offset;	/* of the record header in the file */
 	const void *payload;	/* valid until the reader is closed */
+	/*
+	 * SAMPLES and SAMPLES_PACKED: the samples, raw, whose count and
+	 * record_size are the first two fields of either payload.  A packed
+	 * batch is unpacked once, by the check, into the reader's buffer:
+	 * valid until the next tlr_next() (a raw batch's until close).
+	 */
+	const void *samples;
+	/*
+	 * SAMPLES_PACKED read by a reader told tlr_reader_summarize(): the
+	 * batch checked, not unpacked (samples NULL), and what it holds.
+	 */
+	const struct tlr_pack_summary *summary;
 };
 
 /*
@@ -215,6 +248,11 @@ struct tlr_reader *tlr_reader_open(const char *path, char *err, size_t errlen);
 struct tlr_reader *tlr_reader_open_mem(const void *data, size_t len,
 				       char *err, size_t errlen);
 void tlr_reader_close(struct tlr_reader *r);
+/*
+ * From now on, check packed batches and summarize them instead of
+ * unpacking them: for a first pass that needs only counts and times.
+ */
+void tlr_reader_summarize(struct tlr_reader *r);
 /*
  * The next record, validated for its type: 1 and *rec filled, 0 at a
  * clean end of file, -1 on a corrupt or truncated file (tlr_reader_error()

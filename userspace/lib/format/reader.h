@@ -42,7 +42,13 @@ struct tev_dispatch {
 struct format_reader;
 
 struct format_ops {
-	/* The next run (*run filled), a round mark, or the end. */
+	/*
+	 * The next run (*run filled), a round mark, or the end.  A run's
+	 * events must stay where they are until the reader has handed out
+	 * two more round marks and is called again: the session delivers
+	 * at mark N everything read before mark N - 1, and nothing later
+	 * (or at the end, everything).
+	 */
 	enum rd_next (*next)(struct format_reader *r, struct rd_run *run);
 	/* The event after @ev in its run (runs with stride 0). */
 	const uint8_t *(*advance)(const struct format_reader *r, uint8_t kind,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "tailor/recording.h"
+#include "tailor/sample_pack.h"
 #include "uapi/tailor.h"
 
 #define HDR_SIZE	sizeof(struct tlr_file_header)
@@ -34,6 +35,10 @@ struct tlr_reader {
 	void *map;		/* the file, mmap()ed */
 	size_t map_len;
 	void *copy;		/* the file, read() when it cannot be mapped */
+	uint8_t *unpacked;	/* the last packed batch, unpacked */
+	size_t unpacked_size;
+	bool summarize;		/* packed batches: checked and summarized only */
+	struct tlr_pack_summary summary;
 	char err[256];
 };
 
@@ -42,6 +47,7 @@ static const char *type_name(uint32_t type)
 	switch (type) {
 	case TLR_META:		return "META";
 	case TLR_SAMPLES:	return "SAMPLES";
+	case TLR_SAMPLES_PACKED: return "SAMPLES_PACKED";
 	case TLR_MMAP:		return "MMAP";
 	case TLR_COMM:		return "COMM";
 	case TLR_TASK:		return "TASK";
@@ -274,6 +280,11 @@ struct tlr_reader *tlr_reader_open(const char *path, char *err, size_t errlen)
 	return r;
 }
 
+void tlr_reader_summarize(struct tlr_reader *r)
+{
+	r->summarize = true;
+}
+
 void tlr_reader_close(struct tlr_reader *r)
 {
 	if (!r)
@@ -281,6 +292,7 @@ void tlr_reader_close(struct tlr_reader *r)
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r->copy);
+	free(r->unpacked);
 	free(r);
 }
 
@@ -380,6 +392,59 @@ static int check_samples(struct tlr_reader *r, const struct tlr_record *rec)
 		return payload_fail(r, rec, count_at,
 				    "payload has %" PRIu64 " bytes beyond its %u samples of %u bytes",
 				    rec->size - need, s.count, s.record_size);
+	return 0;
+}
+
+/* Checked by unpacking, into the reader's buffer: rec->samples. */
+static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
+{
+	struct tlr_samples_packed s;
+	size_t bytes;
+	char why[160];
+
+	if (rec->size < sizeof(s))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is too short for its 16-byte header",
+				    rec->size);
+	memcpy(&s, rec->payload, sizeof(s));
+	if (s.record_size < TAILOR_SAMPLE_BASE_SIZE || s.record_size % 8 ||
+	    (s.record_size - TAILOR_SAMPLE_BASE_SIZE) / 8 > TLR_PACK_MAX_WORDS)
+		return payload_fail(r, rec, 0,
+				    "record_size %u is not a multiple of 8 from %d to %d",
+				    s.record_size, TAILOR_SAMPLE_BASE_SIZE,
+				    TAILOR_SAMPLE_BASE_SIZE + 8 * TLR_PACK_MAX_WORDS);
+	if ((uint64_t)s.count * s.record_size > TLR_MAX_RECORD_SIZE)
+		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, count),
+				    "%u samples of %u bytes unpack to more than %u bytes",
+				    s.count, s.record_size, TLR_MAX_RECORD_SIZE);
+	if (s.packed_size > rec->size - sizeof(s) || rec->size - sizeof(s) - s.packed_size >= 8)
+		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, packed_size),
+				    "packed_size %u does not fill the %zu bytes after the header",
+				    s.packed_size, rec->size - sizeof(s));
+	if (s.reserved)
+		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, reserved),
+				    "reserved field is 0x%x, not 0", s.reserved);
+	if (r->summarize) {
+		if (tlr_unpack((const uint8_t *)rec->payload + sizeof(s), s.packed_size, s.count,
+			       s.record_size, NULL, &r->summary, why, sizeof(why)))
+			return payload_fail(r, rec, sizeof(s), "%s", why);
+		rec->summary = &r->summary;
+		return 0;
+	}
+	/* Never NULL, even for no samples: callers may hand it to memcpy(). */
+	bytes = (size_t)s.count * s.record_size;
+	if (bytes > r->unpacked_size || !r->unpacked) {
+		uint8_t *grown = realloc(r->unpacked, bytes ? bytes : 8);
+
+		if (!grown)
+			return payload_fail(r, rec, 0, "no memory to unpack %u samples", s.count);
+		r->unpacked = grown;
+		r->unpacked_size = bytes ? bytes : 8;
+	}
+	if (tlr_unpack((const uint8_t *)rec->payload + sizeof(s), s.packed_size, s.count,
+		       s.record_size, r->unpacked, NULL, why, sizeof(why)))
+		return payload_fail(r, rec, sizeof(s), "%s", why);
+	rec->samples = r->unpacked;
 	return 0;
 }
 
@@ -494,14 +559,17 @@ static int check_text(struct tlr_reader *r, const struct tlr_record *rec)
 	return 0;
 }
 
-static int check_payload(struct tlr_reader *r, const struct tlr_record *rec)
+static int check_payload(struct tlr_reader *r, struct tlr_record *rec)
 {
 	switch (rec->type) {
 	case TLR_META:
 	case TLR_END:
 		return check_text(r, rec);
 	case TLR_SAMPLES:
+		rec->samples = (const struct tlr_samples *)rec->payload + 1;
 		return check_samples(r, rec);
+	case TLR_SAMPLES_PACKED:
+		return check_packed(r, rec);
 	case TLR_MMAP:
 		return check_named(r, rec, sizeof(struct tlr_mmap), "path");
 	case TLR_COMM:
@@ -540,6 +608,8 @@ int tlr_next(struct tlr_reader *r, struct tlr_record *rec)
 	next.size = h.size - REC_HDR_SIZE;
 	next.offset = r->pos;
 	next.payload = r->data + r->pos + REC_HDR_SIZE;
+	next.samples = NULL;
+	next.summary = NULL;
 	if (check_payload(r, &next))
 		return -1;
 	r->pos += h.size;

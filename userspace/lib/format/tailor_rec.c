@@ -13,6 +13,7 @@
 #include <string.h>
 #include "reader.h"
 #include "tailor/recording.h"
+#include "tailor/sample_pack.h"
 #include "uapi/tailor.h"
 
 enum { KIND_SAMPLE, KIND_RECORD };
@@ -39,12 +40,69 @@ struct tailor_rec {
 	/* The SAMPLES record being cut into runs. */
 	const uint8_t *batch;
 	uint32_t batch_count, batch_next, record_size;
+	/*
+	 * Packed batches, unpacked: the session holds runs until two round
+	 * marks later (session.c), so each buffer lives until then.
+	 */
+	struct unpacked_batch *unpacked;
+	size_t nr_unpacked, cap_unpacked;
+	uint64_t rounds;		/* ROUND marks handed out */
 	uint64_t end_time;	/* stop_tsc, for the lost count */
 	struct carried_file *files;
 	size_t nr_files;
 };
 
+struct unpacked_batch {
+	uint8_t *data;
+	uint64_t round;		/* ROUND marks handed out before it */
+};
+
 #define TREC(r) tev_container_of(r, struct tailor_rec, fr)
+
+/*
+ * Free the batches no run can still point into: at this call the session
+ * has flushed, at mark R, every event read before mark R - 1.
+ */
+static void release_unpacked(struct tailor_rec *t)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < t->nr_unpacked; i++) {
+		if (t->unpacked[i].round + 1 < t->rounds)
+			free(t->unpacked[i].data);
+		else
+			t->unpacked[kept++] = t->unpacked[i];
+	}
+	t->nr_unpacked = kept;
+}
+
+/*
+ * A packed batch, which the record reader unpacked into a buffer of its
+ * own for this record only, copied to live as long as its runs; NULL: no
+ * memory.
+ */
+static const uint8_t *keep_batch(struct tailor_rec *t, const struct tlr_record *rec)
+{
+	const struct tlr_samples_packed *h = rec->payload;
+	size_t bytes = (size_t)h->count * h->record_size;
+	uint8_t *data;
+
+	if (t->nr_unpacked == t->cap_unpacked) {
+		size_t cap = t->cap_unpacked ? 2 * t->cap_unpacked : 16;
+		struct unpacked_batch *grown = realloc(t->unpacked, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		t->unpacked = grown;
+		t->cap_unpacked = cap;
+	}
+	data = malloc(bytes ? bytes : 1);
+	if (!data)
+		return NULL;
+	memcpy(data, rec->samples, bytes);
+	t->unpacked[t->nr_unpacked++] = (struct unpacked_batch){ .data = data, .round = t->rounds };
+	return data;
+}
 
 /* Where register @reg sits in a sample's regs[] under @mask; -1: absent. */
 static int reg_index(uint64_t mask, int reg)
@@ -96,6 +154,7 @@ static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
 			t->batch_next += n;
 			return RD_RUN;
 		}
+		release_unpacked(t);
 		if (tlr_next(t->events, &rec) <= 0)
 			return RD_EOF;
 		switch (rec.type) {
@@ -103,6 +162,18 @@ static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
 			const struct tlr_samples *h = rec.payload;
 
 			t->batch = (const uint8_t *)(h + 1);
+			t->batch_count = h->count;
+			t->batch_next = 0;
+			t->record_size = h->record_size;
+			break;
+		}
+		case TLR_SAMPLES_PACKED: {
+			const struct tlr_samples_packed *h = rec.payload;
+
+			t->batch = keep_batch(t, &rec);
+			/* Out of memory: the rest of the file is not delivered. */
+			if (!t->batch)
+				return RD_EOF;
 			t->batch_count = h->count;
 			t->batch_next = 0;
 			t->record_size = h->record_size;
@@ -122,6 +193,7 @@ static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
 			return RD_RUN;
 		}
 		case TLR_ROUND:
+			t->rounds++;
 			return RD_ROUND;
 		}
 	}
@@ -293,6 +365,9 @@ static void tailor_close(struct format_reader *fr)
 		free(t->files[i].data);
 	}
 	free(t->files);
+	for (i = 0; i < t->nr_unpacked; i++)
+		free(t->unpacked[i].data);
+	free(t->unpacked);
 	tlr_reader_close(t->events);
 	free(t->path);
 	free(t);
@@ -390,14 +465,13 @@ static int carry_piece(struct tailor_rec *t, const struct tlr_record *rec)
 	return 0;
 }
 
-static void count_samples(struct tailor_rec *t, const struct tlr_record *rec)
+static void count_samples(struct tailor_rec *t, const uint8_t *at, uint32_t count,
+			  uint32_t record_size)
 {
 	struct session_info *info = &t->fr.info;
-	const struct tlr_samples *h = rec->payload;
-	const uint8_t *at = (const uint8_t *)(h + 1);
 	uint32_t i;
 
-	for (i = 0; i < h->count; i++, at += h->record_size) {
+	for (i = 0; i < count; i++, at += record_size) {
 		const struct tailor_sample *s = (const void *)at;
 
 		if (!info->nr_samples || s->tsc < info->first_time)
@@ -410,11 +484,35 @@ static void count_samples(struct tailor_rec *t, const struct tlr_record *rec)
 			info->nr_tag_word_bad++;
 		info->nr_samples++;
 	}
-	if (h->count && t->tag_index >= 0)
+	if (count && t->tag_index >= 0)
 		info->has_tag = true;
-	if (h->count && (t->flags_used & TAILOR_CFG_TAG_WORD))
+	if (count && (t->flags_used & TAILOR_CFG_TAG_WORD))
 		info->has_tag_word = true;
 }
+
+/* count_samples() from a packed batch's summary: the same figures. */
+static void count_summary(struct tailor_rec *t, const struct tlr_samples_packed *h,
+			  const struct tlr_pack_summary *sum)
+{
+	struct session_info *info = &t->fr.info;
+
+	if (!h->count)
+		return;
+	if (!info->nr_samples || sum->min_tsc < info->first_time)
+		info->first_time = sum->min_tsc;
+	if (sum->max_tsc > info->last_time)
+		info->last_time = sum->max_tsc;
+	if (sum->flags_any & TAILOR_SF_ADDR_VALID)
+		info->has_addr = true;
+	info->nr_tag_word_bad += sum->tag_word_bad;
+	info->nr_samples += h->count;
+	if (t->tag_index >= 0)
+		info->has_tag = true;
+	if (t->flags_used & TAILOR_CFG_TAG_WORD)
+		info->has_tag_word = true;
+}
+
+
 
 struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 				      char *err, size_t errlen)
@@ -441,6 +539,8 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 	r = tlr_reader_open(path, err, errlen);
 	if (!r)
 		goto fail;
+	/* This pass needs the batches' counts and times, not their samples. */
+	tlr_reader_summarize(r);
 	while ((ret = tlr_next(r, &rec)) > 0) {
 		switch (rec.type) {
 		case TLR_META:
@@ -463,8 +563,14 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 				goto fail;
 			}
 			break;
-		case TLR_SAMPLES:
-			count_samples(t, &rec);
+		case TLR_SAMPLES: {
+			const struct tlr_samples *h = rec.payload;
+
+			count_samples(t, rec.samples, h->count, h->record_size);
+			break;
+		}
+		case TLR_SAMPLES_PACKED:
+			count_summary(t, rec.payload, rec.summary);
 			break;
 		case TLR_ROUND:
 			info->rounds++;
