@@ -466,14 +466,19 @@ static void unmap_slot(int slot)
 	}
 }
 
-/* Records in place are whole: the control page must describe the ring. */
+/*
+ * Records in place are whole: the control page must describe the ring.
+ * mmap() rounds a length up to whole pages, so 10000 bytes map a ring of
+ * 12288 (as the fuzzer found).
+ */
 static void check_control(const struct tailor_ring_control *ctl, size_t len)
 {
 	uint64_t data = (uint64_t)ctl->capacity * ctl->record_size;
+	uint64_t mapped = ((uint64_t)len + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 
 	if (ctl->data_offset != PAGE || ctl->record_size < 24 || ctl->record_size % 8 ||
 	    !ctl->capacity || (ctl->capacity & (ctl->capacity - 1)) ||
-	    PAGE + ((data + PAGE - 1) & ~(uint64_t)(PAGE - 1)) != len)
+	    PAGE + ((data + PAGE - 1) & ~(uint64_t)(PAGE - 1)) != mapped)
 		violation("mapped ring of %zu bytes: control page says data at %llu, %u records of %u bytes",
 			  len, (unsigned long long)ctl->data_offset, ctl->capacity,
 			  ctl->record_size);
