@@ -387,6 +387,16 @@ fi
 # exactly the raw records, so every output must be byte for byte the raw
 # recording's -- the sample lines of tailor dump too.
 packed_same=0 packed_views=0
+# packed_tally WHAT: count $work/exp against $work/act; keep the diff
+packed_tally() {
+	packed_views=$((packed_views + 1))
+	if [ -s "$work/exp" ] && cmp -s "$work/exp" "$work/act"; then
+		packed_same=$((packed_same + 1))
+	else
+		diff -u "$work/exp" "$work/act" | head -20 >>"$work/packed.diff"
+		echo "^ $1" >>"$work/packed.diff"
+	fi
+}
 for c in "ops:spec:ops.dict:-R" "mem:mem.spec:ops.dict:" "entry:entry.spec:ops.dict:" \
 	"word:word.spec:word.dict:"; do
 	IFS=: read -r name spec dict flag <<<"$c"
@@ -396,7 +406,6 @@ for c in "ops:spec:ops.dict:-R" "mem:mem.spec:ops.dict:" "entry:entry.spec:ops.d
 	"$synth" $flag -P -o "$work/$name-packed.rec" "$work/$spec" >/dev/null 2>&1
 	for view in "report -f csv --top 0" "report -f csv --top 0 -l function" \
 		"report -f folded" "report -v memory -f csv" "timeline -f csv -b 100us"; do
-		packed_views=$((packed_views + 1))
 		# Messages name the file: the same name for both.
 		# shellcheck disable=SC2086 # $view: the command and its options
 		"$tailor" $view -i "$work/$name-raw.rec" -d "$work/$dict" 2>&1 |
@@ -404,22 +413,11 @@ for c in "ops:spec:ops.dict:-R" "mem:mem.spec:ops.dict:" "entry:entry.spec:ops.d
 		# shellcheck disable=SC2086
 		"$tailor" $view -i "$work/$name-packed.rec" -d "$work/$dict" 2>&1 |
 			sed "s/$name-packed\.rec/$name.rec/g" >"$work/act"
-		if [ -s "$work/exp" ] && cmp -s "$work/exp" "$work/act"; then
-			packed_same=$((packed_same + 1))
-		else
-			diff -u "$work/exp" "$work/act" | head -20 >>"$work/packed.diff"
-			echo "^ $name: tailor $view" >>"$work/packed.diff"
-		fi
+		packed_tally "$name: tailor $view"
 	done
 	"$tailor" dump --samples 100000 "$work/$name-raw.rec" | grep '^sample: ' >"$work/exp"
 	"$tailor" dump --samples 100000 "$work/$name-packed.rec" | grep '^sample: ' >"$work/act"
-	packed_views=$((packed_views + 1))
-	if [ -s "$work/exp" ] && cmp -s "$work/exp" "$work/act"; then
-		packed_same=$((packed_same + 1))
-	else
-		diff -u "$work/exp" "$work/act" | head -20 >>"$work/packed.diff"
-		echo "^ $name: tailor dump --samples" >>"$work/packed.diff"
-	fi
+	packed_tally "$name: tailor dump --samples"
 done
 if [ "$packed_same" -eq "$packed_views" ] &&
 	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'packed_batches: [1-9][0-9]*'; then

@@ -61,6 +61,21 @@ static bool cpu_possible(int cpu)
 	return !access(path, F_OK);
 }
 
+/* Every possible CPU's ring into @maps (NULL for the others): 0, or -1. */
+static int map_every_cpu(int fd, const struct tailor_config *cfg, unsigned int nr, void **maps)
+{
+	for (unsigned int cpu = 0; cpu < nr; cpu++) {
+		if (!cpu_possible(cpu))
+			continue;
+		maps[cpu] = map_cpu(fd, cfg, cpu);
+		if (maps[cpu] == MAP_FAILED) {
+			maps[cpu] = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Take what one ring holds, as the uapi header says; check each record
  * and count it: the child's pid, the tag in r15 wherever the IP is in the
@@ -173,11 +188,7 @@ TEST_F(ring_map, samples_in_place_match_stats)
 	self->cfg.ring_records = 64;	/* small, so the ring wraps */
 	self->cfg.wakeup_records = 8;
 	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
-	for (cpu = 0; cpu < nr; cpu++)
-		if (cpu_possible(cpu)) {
-			maps[cpu] = map_cpu(self->fd, &self->cfg, cpu);
-			ASSERT_NE(MAP_FAILED, maps[cpu]);
-		}
+	ASSERT_EQ(0, map_every_cpu(self->fd, &self->cfg, nr, maps));
 	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_START));
 	go(self->go_fd);
 	self->go_fd = -1;
@@ -246,10 +257,9 @@ TEST_F(ring_map, wrong_tail_costs_only_the_reader)
 	ASSERT_GE(1024, nr);
 	self->cfg.ring_records = 64;
 	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
+	ASSERT_EQ(0, map_every_cpu(self->fd, &self->cfg, nr, maps));
 	for (cpu = 0; cpu < nr; cpu++)
-		if (cpu_possible(cpu)) {
-			maps[cpu] = map_cpu(self->fd, &self->cfg, cpu);
-			ASSERT_NE(MAP_FAILED, maps[cpu]);
+		if (maps[cpu]) {
 			/* Ahead of head, then the page's other fields too. */
 			((struct tailor_ring_control *)maps[cpu])->tail = 1ULL << 63;
 			((struct tailor_ring_control *)maps[cpu])->head = 12345;
