@@ -13,6 +13,15 @@
 #                     Debian 6.1 and 6.12 kernels (needs scripts/setup.sh)
 #   make box          the test box on 6.1 only (BOX=6.12 for the other)
 #   make lint         W=1 + sparse builds against 6.1 and 6.12, checkpatch
+#   make tools        what make install installs: the tailor command,
+#                     libtailor (static and shared), the man pages (scdoc)
+#                     and the bash completion; no kernel tree needed
+#   make install      install those under PREFIX (default /usr/local), with
+#                     DESTDIR for staging; LIBDIR, MANDIR, ... override
+#   make install-dkms the module's sources and dkms.conf in
+#                     $(DESTDIR)/usr/src/tailor-VERSION, then
+#                     'dkms install tailor/VERSION' builds it for a kernel
+#   make deb          the Debian packages in build/deb (scripts/build-debs.sh)
 #   make clean
 #
 # KDIR defaults to the running kernel's build tree, or, where there is
@@ -33,9 +42,23 @@ endif
 BUILD := $(CURDIR)/build
 KSFT_DIR ?= /usr/src/linux-source-6.1/tools/testing/selftests
 BOX ?= 6.1
-MODULE_SRCS := Kbuild kmod/Kbuild $(wildcard kmod/*.c kmod/*.h kmod/uapi/*.h)
+# kbuild writes kmod/tailor.mod.c beside the sources: not one of them.
+MODULE_SRCS := Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
+	$(wildcard kmod/*.h kmod/uapi/*.h)
 
-.PHONY: all module userspace examples workloads kselftests check lint box demo clean
+.PHONY: all module userspace examples workloads kselftests check lint box demo clean \
+	tools man install install-dkms deb print-version
+
+# One version for the command, the library, the module's DKMS package and
+# the Debian packages: the command's.
+VERSION := $(shell sed -n 's/^\#define TAILOR_VERSION[^"]*"\([^"]*\)"/\1/p' userspace/cli/cli.h)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMS_SRC := /usr/src/tailor-$(VERSION)
 
 all: module userspace examples workloads kselftests
 
@@ -76,6 +99,50 @@ lint:
 
 box:
 	@bash tests/box/run.sh $(BOX)
+
+print-version:
+	@echo $(VERSION)
+
+# The man pages: docs/man/*.scd with the OPTIONS of each command and the
+# list of commands filled in from tailor's own tables (scripts/man-pages.sh).
+man: userspace
+	@bash scripts/man-pages.sh $(BUILD)/userspace/tailor docs/man $(BUILD)/man
+
+tools: userspace man
+	$(BUILD)/userspace/tailor completion bash > $(BUILD)/tailor.bash
+
+LIBTAILOR_HEADERS := $(wildcard userspace/libtailor/include/tailor/*.h)
+
+install: tools
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/tailor $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(BUILD)/userspace/tailor $(DESTDIR)$(BINDIR)/tailor
+	install -m 644 $(BUILD)/userspace/libtailor.a $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(BUILD)/userspace/libtailor.so.$(VERSION).0 $(DESTDIR)$(LIBDIR)/
+	ln -sf libtailor.so.$(VERSION).0 $(DESTDIR)$(LIBDIR)/libtailor.so.0
+	ln -sf libtailor.so.0 $(DESTDIR)$(LIBDIR)/libtailor.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		userspace/libtailor/libtailor.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libtailor.pc
+	install -m 644 $(LIBTAILOR_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tailor/
+	install -D -m 644 kmod/uapi/tailor.h $(DESTDIR)$(INCLUDEDIR)/tailor/uapi/tailor.h
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(BUILD)/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(BUILD)/tailor.bash $(DESTDIR)$(BASHCOMPDIR)/tailor
+
+# What DKMS builds from: the module's Kbuild files and sources, and
+# dkms.conf, whose version must be this one (make check compares them).
+install-dkms:
+	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' dkms.conf || { \
+		echo "tailor: dkms.conf's PACKAGE_VERSION is not $(VERSION)" >&2; exit 1; }
+	for f in dkms.conf $(MODULE_SRCS); do \
+		install -D -m 644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; \
+	done
+
+deb:
+	@bash scripts/build-debs.sh
 
 # make demo BACKEND=llvm: the engine compiles with LLVM's ORC JIT.
 demo:

@@ -17,11 +17,17 @@
 #           backend's results and operator shares; its row counts and EXPLAIN
 #           ANALYZE (perf) hold, ASan and UBSan too; the recording, dictionary and profile
 #           (recording, perf.data) readers and the exporters survive a
-#           bounded libFuzzer run each.
+#           bounded libFuzzer run each.  The man pages pass mandoc -Tlint and
+#           hold every option of the tables, as the bash completion does;
+#           make install stages a usable tree; DKMS builds tailor.ko for
+#           6.1 and 6.12; the Debian packages build, lintian-clean.
 #   box:    the kselftests in the test box on Debian's 6.1 and 6.12, and
 #           on the patched debug kernel (KASAN, lockdep, kmemleak), once
 #           with a trusted TSC and once with tsc=unstable; make demo's path
-#           and the engine's planted bottleneck under tailor record (6.1).
+#           and the engine's planted bottleneck under tailor record (6.1);
+#           the packages installed by apt in a fresh Debian 12 root, DKMS
+#           building the module there, and used from the installed paths
+#           in the box (6.1).
 #
 # Usage: scripts/check.sh [--native-only]
 # The last line reads "N passed, N failed, N skipped"; the exit status is
@@ -222,6 +228,14 @@ native() {
 
 	check "kselftests build with -Werror" "$out/kselftests.log" \
 		make -s -C "$top" kselftests
+	tap_totals "man pages (mandoc -Tlint) and bash completion, from the option tables" \
+		"$out/usage.log" tests/usage/usage_test.sh
+	tap_totals "make install: files, libtailor.so and .a, libtailor.pc, a program built on them" \
+		"$out/make-install.log" tests/packaging/make_install_test.sh
+	tap_totals "DKMS builds and installs tailor.ko for Debian's 6.1 and 6.12" \
+		"$out/dkms.log" tests/packaging/dkms_test.sh
+	check "Debian packages (tailor, tailor-dkms, libtailor0, libtailor-dev) build; lintian and blhc clean" \
+		"$out/debs.log" scripts/build-debs.sh
 }
 
 # digest_box VER CONSOLE: what a failed box run said, in short, for the
@@ -277,6 +291,9 @@ if [ $native_only -eq 0 ]; then
 	echo "== test box: the engine's planted bottleneck under tailor record (6.1)"
 	tap_totals "parallelism: the engine's group-by merge lock found and its fix, by tailor in the test box" \
 		"$out/box-bottleneck.log" tests/parallel/box_bottleneck_test.sh
+	echo "== the packages installed in a fresh Debian 12 root, used there and in the test box (6.1)"
+	tap_totals "the packages as a new user gets them: apt in a fresh Debian 12, DKMS, the installed tailor in the test box" \
+		"$out/install.log" tests/install/install_test.sh
 	box 6.12
 	box debug
 	box debug-unstable

@@ -23,6 +23,8 @@ base_pkgs=(
 	clang libclang-rt-14-dev llvm-14-dev
 	nodejs llvm-runtime
 	xz-utils zstd
+	scdoc mandoc man-db bsdextrautils pkgconf
+	dkms debhelper dh-dkms dpkg-dev fakeroot lintian blhc debootstrap
 )
 
 apt_updated=0

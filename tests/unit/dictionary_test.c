@@ -182,6 +182,12 @@ static void test_writer_refusals(void)
 	check(tailor_track_pop(d, op) == -EINVAL);
 	tailor_dict_free(d);
 
+	/* A level below the line level once indexed the trackers before them. */
+	d = tailor_dict_new();
+	op = tailor_dict_level(d, "operator");
+	check(tailor_track_emit(d, -5, 1) == -EINVAL);
+	tailor_dict_free(d);
+
 	d = tailor_dict_new();
 	op = tailor_dict_level(d, "operator");
 	check(tailor_dict_tag_field(d, op, 60, 8) == -EINVAL);

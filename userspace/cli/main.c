@@ -51,9 +51,10 @@ const struct cli_command cmd_completion = {
 	.name = "completion",
 	.summary = "a shell completion script: eval \"$(tailor completion bash)\"",
 	.synopsis = "usage: tailor completion bash",
-	.description = "Print a bash completion script for every tailor command, its options\n"
-		       "and their values.  Install it with\n"
-		       "  tailor completion bash > /etc/bash_completion.d/tailor",
+	.description = "Print a bash completion script for tailor's commands, their options and\n"
+		       "the options' values.  The script asks tailor for them as it completes,\n"
+		       "so it never goes out of date.  make install and the tailor package put\n"
+		       "it in /usr/share/bash-completion/completions/tailor.",
 	.options = completion_options,
 	.run = run_completion,
 };
@@ -61,6 +62,7 @@ const struct cli_command cmd_completion = {
 int main(int argc, char **argv)
 {
 	const struct cli_command *const *c;
+	int rc;
 
 	if (argc < 2) {
 		print_usage(stderr);
@@ -76,9 +78,15 @@ int main(int argc, char **argv)
 		       TAILOR_VERSION, TLR_VERSION, TAILOR_ABI_VERSION);
 		return EXIT_OK;
 	}
-	for (c = commands; *c; c++)
-		if (!strcmp(argv[1], (*c)->name))
-			return (*c)->run(*c, argc - 1, argv + 1);
+	rc = introspect_global(argc, argv);
+	if (rc >= 0)
+		return rc;
+	for (c = commands; *c; c++) {
+		if (strcmp(argv[1], (*c)->name))
+			continue;
+		rc = introspect_command(*c, argc - 1, argv + 1);
+		return rc >= 0 ? rc : (*c)->run(*c, argc - 1, argv + 1);
+	}
 	err_msg("unknown command '%s'; see 'tailor --help'", argv[1]);
 	return EXIT_USAGE;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Messages, --help text, option parsing and shell completion, all from
- * the commands' option tables (usage.h), so that they cannot disagree.
+ * Messages, --help text and option parsing, all from the commands' option
+ * tables (usage.h), so that they cannot disagree; introspect.c gives the
+ * same tables to the shell completion and the man pages.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -62,11 +63,6 @@ const char *usage_choices_text(const char *const *names, char *buf, size_t len)
 	return buf;
 }
 
-static bool has_short(const struct cli_option *o)
-{
-	return o->id > 0 && o->id < OPT_LONG_ONLY;
-}
-
 void usage_print(const struct cli_command *cmd, FILE *out)
 {
 	const struct cli_option *o;
@@ -81,7 +77,7 @@ void usage_print(const struct cli_command *cmd, FILE *out)
 			fprintf(out, "\n%s:\n", o->section);
 		else if (o == cmd->options)
 			fputc('\n', out);
-		if (has_short(o))
+		if (option_has_short(o))
 			n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name,
 				     o->arg ? " " : "", o->arg ? o->arg : "");
 		else
@@ -127,7 +123,7 @@ static void build_tables(struct getopt_tables *t, const struct cli_command *cmd)
 	for (o = cmd->options; o->name && n < MAX_OPTIONS; o++, n++) {
 		t->longs[n] = (struct option){ o->name,
 			o->arg ? required_argument : no_argument, NULL, o->id };
-		if (has_short(o)) {
+		if (option_has_short(o)) {
 			t->shorts[s++] = (char)o->id;
 			if (o->arg)
 				t->shorts[s++] = ':';
@@ -168,71 +164,4 @@ int usage_next(const struct cli_command *cmd, int argc, char **argv, const char 
 		return OPT_ERROR;
 	}
 	return c;
-}
-
-/* ---- shell completion ---- */
-
-static void bash_words(FILE *out, const struct cli_command *cmd)
-{
-	const struct cli_option *o;
-
-	for (o = cmd->options; o->name; o++) {
-		fprintf(out, " --%s", o->name);
-		if (has_short(o))
-			fprintf(out, " -%c", o->id);
-	}
-}
-
-static void bash_values(FILE *out, const struct cli_command *cmd)
-{
-	const struct cli_option *o;
-
-	for (o = cmd->options; o->name; o++) {
-		if (!o->arg || (!o->complete && !o->choices))
-			continue;
-		fprintf(out, "\t\t");
-		if (has_short(o))
-			fprintf(out, "-%c|", o->id);
-		fprintf(out, "--%s)\n", o->name);
-		if (o->choices) {
-			const char *const *c = o->choices();
-			int i;
-
-			fputs("\t\t\tCOMPREPLY=($(compgen -W \"", out);
-			for (i = 0; c[i]; i++)
-				fprintf(out, "%s%s", i ? " " : "", c[i]);
-			fputs("\" -- \"$cur\")); return ;;\n", out);
-		} else if (!strcmp(o->complete, "@file"))
-			fputs("\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", out);
-		else if (!strcmp(o->complete, "@command"))
-			fputs("\t\t\tCOMPREPLY=($(compgen -c -- \"$cur\")); return ;;\n", out);
-		else
-			fprintf(out, "\t\t\tCOMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
-				o->complete);
-	}
-}
-
-void usage_completion_bash(FILE *out)
-{
-	const struct cli_command *const *c;
-
-	fputs("# bash completion for tailor; written by 'tailor completion bash'\n"
-	      "_tailor() {\n"
-	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-	      "\t\tCOMPREPLY=($(compgen -W \"", out);
-	for (c = commands; *c; c++)
-		fprintf(out, "%s%s", c == commands ? "" : " ", (*c)->name);
-	fputs(" --help --version\" -- \"$cur\")); return\n"
-	      "\tfi\n"
-	      "\tcase ${COMP_WORDS[1]} in\n", out);
-	for (c = commands; *c; c++) {
-		fprintf(out, "\t%s)\n\t\tcase $prev in\n", (*c)->name);
-		bash_values(out, *c);
-		fputs("\t\tesac\n\t\tif [[ $cur == -* ]]; then\n\t\t\tCOMPREPLY=($(compgen -W \"", out);
-		bash_words(out, *c);
-		fputs("\" -- \"$cur\"))\n\t\telse\n\t\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
-		      "\t\tfi ;;\n", out);
-	}
-	fputs("\tesac\n}\ncomplete -F _tailor tailor\n", out);
 }

@@ -34,6 +34,11 @@ struct cli_option {
 	const char *section;	/* a heading this option starts in --help, or NULL */
 };
 
+static inline bool option_has_short(const struct cli_option *o)
+{
+	return o->id > 0 && o->id < OPT_LONG_ONLY;
+}
+
 struct cli_command {
 	const char *name;
 	const char *summary;	/* one line for 'tailor --help' */
@@ -72,7 +77,14 @@ void usage_print(const struct cli_command *cmd, FILE *out);
  */
 int usage_next(const struct cli_command *cmd, int argc, char **argv, const char **value);
 
-/* A bash completion script for every command. */
+/* introspect.c: a bash completion script that asks tailor (--list-opts ...). */
 void usage_completion_bash(FILE *out);
+/*
+ * The hidden options of introspect.c: tailor --list-cmds and
+ * --scdoc-commands; tailor CMD --list-opts, --list-values OPT and
+ * --scdoc-options.  -1 if @argv is none of them, else the exit status.
+ */
+int introspect_global(int argc, char **argv);
+int introspect_command(const struct cli_command *cmd, int argc, char **argv);
 
 #endif /* TAILOR_CLI_USAGE_H */

@@ -316,6 +316,11 @@ int tailor_track_emit(struct tailor_dict *d, int level, uint64_t id)
 {
 	int l;
 
+	if (d->error)
+		return d->error;
+	/* Checked here too: a level below 0 would index active[] before it. */
+	if (!valid_level(d, level, true))
+		return fail(d, -EINVAL);
 	for (l = level + 1; l < d->nr_levels && !d->error; l++)
 		if (d->active[l].depth)
 			tailor_dict_link(d, level, id, l,

@@ -19,7 +19,8 @@
  * /tmp/perf-PID.map, one "START SIZE NAME" line per function, with no
  * time, so it cannot express reused addresses.
  *
- * All calls return 0 or -errno; the writer's calls are thread-safe.
+ * The calls that return int return 0 or -errno (tailor_jitdump_open()
+ * returns NULL and the error in *err); the writer's calls are thread-safe.
  */
 #ifndef TAILOR_JITDUMP_H
 #define TAILOR_JITDUMP_H
