@@ -47,11 +47,9 @@ MODULE_SRCS := Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
 	$(wildcard kmod/*.h kmod/uapi/*.h)
 
 .PHONY: all module userspace examples workloads kselftests check lint box demo clean \
-	tools man install install-dkms deb print-version
+	tools man install install-dkms deb print-version print-libtailor
 
-# One version for the command, the library, the module's DKMS package and
-# the Debian packages: the command's.
-VERSION := $(shell sed -n 's/^\#define TAILOR_VERSION[^"]*"\([^"]*\)"/\1/p' userspace/cli/cli.h)
+include userspace/version.mk
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -103,13 +101,19 @@ box:
 print-version:
 	@echo $(VERSION)
 
+print-libtailor:
+	@echo $(LIBTAILOR_REAL)
+
 # The man pages: docs/man/*.scd with the OPTIONS of each command and the
 # list of commands filled in from tailor's own tables (scripts/man-pages.sh).
 man: userspace
 	@bash scripts/man-pages.sh $(BUILD)/userspace/tailor docs/man $(BUILD)/man
 
+# Written only when it changed, so that 'sudo make install' after 'make
+# tools' writes nothing into build/.
 tools: userspace man
-	$(BUILD)/userspace/tailor completion bash > $(BUILD)/tailor.bash
+	@$(BUILD)/userspace/tailor completion bash | cmp -s - $(BUILD)/tailor.bash || \
+		$(BUILD)/userspace/tailor completion bash > $(BUILD)/tailor.bash
 
 LIBTAILOR_HEADERS := $(wildcard userspace/libtailor/include/tailor/*.h)
 
@@ -119,9 +123,9 @@ install: tools
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(BUILD)/userspace/tailor $(DESTDIR)$(BINDIR)/tailor
 	install -m 644 $(BUILD)/userspace/libtailor.a $(DESTDIR)$(LIBDIR)/
-	install -m 644 $(BUILD)/userspace/libtailor.so.$(VERSION).0 $(DESTDIR)$(LIBDIR)/
-	ln -sf libtailor.so.$(VERSION).0 $(DESTDIR)$(LIBDIR)/libtailor.so.0
-	ln -sf libtailor.so.0 $(DESTDIR)$(LIBDIR)/libtailor.so
+	install -m 644 $(BUILD)/userspace/$(LIBTAILOR_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(LIBTAILOR_REAL) $(DESTDIR)$(LIBDIR)/$(LIBTAILOR_SONAME)
+	ln -sf $(LIBTAILOR_SONAME) $(DESTDIR)$(LIBDIR)/libtailor.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		userspace/libtailor/libtailor.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libtailor.pc
@@ -131,6 +135,10 @@ install: tools
 	install -m 644 $(BUILD)/man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 $(BUILD)/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 $(BUILD)/tailor.bash $(DESTDIR)$(BASHCOMPDIR)/tailor
+	@# Into the live system: the loader's cache must learn the library
+	@# (/usr/local/lib is searched only through it).  Staged: the package
+	@# manager's business.
+	@if [ -z "$(DESTDIR)" ]; then ldconfig || echo "tailor: run ldconfig as root" >&2; fi
 
 # What DKMS builds from: the module's Kbuild files and sources, and
 # dkms.conf, whose version must be this one (make check compares them).

@@ -34,6 +34,13 @@ for page in "$src"/*.scd; do
 		grep -qx '@OPTIONS@' "$page" ||
 			{ echo "$prog: $page: a command's page without @OPTIONS@" >&2; exit 1; }
 	fi
+	# Up to date: newer than its source, tailor and this script.  So
+	# 'sudo make install' after 'make tools' writes nothing here.
+	if [ "$out/$name" -nt "$page" ] && [ "$out/$name" -nt "$tailor" ] &&
+		[ "$out/$name" -nt "$0" ]; then
+		n=$((n + 1))
+		continue
+	fi
 	tmp=$out/$name.scd
 	: >"$tmp"
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -54,4 +61,4 @@ for page in "$src"/*.scd; do
 	n=$((n + 1))
 done
 [ "$n" -gt 0 ] || { echo "$prog: no pages in $src" >&2; exit 1; }
-echo "man pages: $n written to $out"
+echo "man pages: $n in $out"

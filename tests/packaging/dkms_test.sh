@@ -31,7 +31,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v dkms >/dev/null; then
 	exit
 fi
 
-version=$(make -s -C "$top" print-version)
+version=$(make -s --no-print-directory -C "$top" print-version)
 if grep -qx "PACKAGE_VERSION=\"$version\"" "$top/dkms.conf"; then
 	ok "dkms.conf's PACKAGE_VERSION is tailor's, $version"
 else

@@ -12,6 +12,8 @@
 #     write their dictionary, which tailor reads;
 #   - the installed completion script is what 'tailor completion bash'
 #     prints; the installed man pages render;
+#   - a second make install writes nothing into build/ (so 'make tools &&
+#     sudo make install' leaves nothing of root's there);
 #   - LIBDIR, MANDIR and a PREFIX elsewhere are honoured, the .pc too.
 #
 # Usage: tests/packaging/make_install_test.sh    Prints TAP and "# Totals:".
@@ -32,7 +34,8 @@ else
 	not_ok "make install DESTDIR=... PREFIX=/usr/local" "$out/install.log"
 fi
 
-version=$(make -s -C "$top" print-version)
+version=$(make -s --no-print-directory -C "$top" print-version)
+real=$(make -s --no-print-directory -C "$top" print-libtailor)	# libtailor.so.0.VERSION
 (cd "$stage" && find . \( -type f -o -type l \) | sort) >"$out/files"
 {
 	echo ./usr/local/bin/tailor
@@ -43,7 +46,7 @@ version=$(make -s -C "$top" print-version)
 	echo ./usr/local/lib/libtailor.a
 	echo ./usr/local/lib/libtailor.so
 	echo ./usr/local/lib/libtailor.so.0
-	echo "./usr/local/lib/libtailor.so.$version.0"
+	echo "./usr/local/lib/$real"
 	echo ./usr/local/lib/pkgconfig/libtailor.pc
 	echo ./usr/local/share/bash-completion/completions/tailor
 	for p in "$top"/docs/man/*.scd; do
@@ -58,8 +61,8 @@ else
 fi
 
 lib=$stage/usr/local/lib
-soname=$(readelf -d "$lib/libtailor.so.$version.0" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-needed=$(readelf -d "$lib/libtailor.so.$version.0" 2>/dev/null |
+soname=$(readelf -d "$lib/$real" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+needed=$(readelf -d "$lib/$real" 2>/dev/null |
 	sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 if [ "$soname" = libtailor.so.0 ]; then ok "soname libtailor.so.0"; else not_ok "soname: '$soname'"; fi
 if [ "$needed" = "libc.so.6 " ]; then
@@ -67,7 +70,7 @@ if [ "$needed" = "libc.so.6 " ]; then
 else
 	not_ok "libtailor.so needs: $needed"
 fi
-foreign=$(nm -D --defined-only "$lib/libtailor.so.$version.0" | awk '{print $3}' | grep -v '^tailor_')
+foreign=$(nm -D --defined-only "$lib/$real" | awk '{print $3}' | grep -v '^tailor_')
 if [ -z "$foreign" ]; then
 	ok "libtailor.so exports tailor_* only"
 else
@@ -99,7 +102,9 @@ for how in shared static; do
 			"$lib/libtailor.a" >"$out/cc-$how.log" 2>&1
 	fi || { not_ok "a libtailor program builds ($how)" "$out/cc-$how.log"; continue; }
 	linked=$(readelf -d "$out/user-$how" | grep -c 'NEEDED.*libtailor')
-	if [ "$how" = shared ] && [ "$linked" -ne 1 ] || [ "$how" = static ] && [ "$linked" -ne 0 ]; then
+	want=0
+	[ "$how" = shared ] && want=1
+	if [ "$linked" -ne "$want" ]; then
 		not_ok "a libtailor program links libtailor $how (NEEDED: $linked)"
 		continue
 	fi
@@ -122,6 +127,21 @@ if grep -q '^NAME' "$out/man.txt" && grep -q -- '--tag-word' "$out/man.txt"; the
 	ok "an installed man page renders (tailor-record.1)"
 else
 	not_ok "an installed man page renders" "$out/man.err"
+fi
+
+# 'make tools && sudo make install': the second step must leave nothing
+# of root's in build/.  The marker's time is a second older than anything
+# written after it.
+touch -d '1 second ago' "$out/marker"
+if make -s -C "$top" install DESTDIR="$out/stage-again" PREFIX=/usr/local >"$out/install-again.log" 2>&1; then
+	written=$(find "$top/build" -mindepth 1 -newer "$out/marker" -not -path "$out/*" -not -path "$out")
+	if [ -z "$written" ]; then
+		ok "make install after make tools writes nothing into build/"
+	else
+		not_ok "make install after make tools wrote: $(echo "$written" | head -3 | tr '\n' ' ')"
+	fi
+else
+	not_ok "make install, a second time" "$out/install-again.log"
 fi
 
 stage2=$out/stage2

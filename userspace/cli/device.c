@@ -35,7 +35,7 @@ int device_open(void)
 		return fd;
 	if (errno == ENOENT) {
 		if (access("/sys/module/tailor", F_OK))
-			err_msg("the tailor kernel module is not loaded: 'sudo modprobe tailor' where DKMS built it (the tailor-dkms package, or 'make install-dkms'), else 'sudo insmod kmod/tailor.ko' after 'make'");
+			err_msg("the tailor kernel module is not loaded: 'sudo modprobe tailor' where DKMS built it (the tailor-dkms package, or 'make install-dkms' and 'dkms install tailor/" TAILOR_VERSION "'), else 'sudo insmod kmod/tailor.ko' after 'make'");
 		else
 			err_msg("tailor.ko is loaded but %s is missing: is devtmpfs mounted on /dev?",
 				TAILOR_DEVICE);

@@ -7,6 +7,8 @@
  *   tailor CMD --list-opts          its options, long and short
  *   tailor CMD --list-values OPT    the values OPT takes: words, @file or
  *                                   @command; exit 1 if it takes none
+ *   tailor CMD --list-operands      what its operands are: words, @file or
+ *                                   @command (a command it runs)
  *   tailor --scdoc-commands         the commands as an scdoc list
  *   tailor CMD --scdoc-options      its options as scdoc (the OPTIONS
  *                                   section of tailor-CMD(1))
@@ -65,8 +67,10 @@ static int list_values(const struct cli_command *cmd, const char *word, FILE *ou
 {
 	const struct cli_option *o = option_named(cmd, word);
 
-	if (!o || !o->arg)
-		return EXIT_FAIL;
+	if (!o)
+		return usage_error(cmd, "--list-values: no option '%s'", word);
+	if (!o->arg)
+		return EXIT_FAIL;	/* the answer "takes no value" */
 	if (o->choices) {
 		const char *const *c = o->choices();
 		int i;
@@ -183,6 +187,8 @@ int introspect_command(const struct cli_command *cmd, int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--list-opts"))
 		list_options(cmd, stdout);
+	else if (argc == 2 && !strcmp(argv[1], "--list-operands"))
+		puts(cmd->operands ? cmd->operands : "@file");
 	else if (argc == 2 && !strcmp(argv[1], "--scdoc-options"))
 		scdoc_options(cmd, stdout);
 	else if (argc == 3 && !strcmp(argv[1], "--list-values")) {
@@ -195,44 +201,82 @@ int introspect_command(const struct cli_command *cmd, int argc, char **argv)
 	return written(stdout);
 }
 
-/*
- * The script asks the tailor it completes (the command word as typed,
- * else the one on PATH).  "--opt=value" arrives split at '=' by bash's
- * COMP_WORDBREAKS, so the option is then the word before the '='.
- */
+/* The script, as bash reads it (tests/usage runs shellcheck on it). */
 static const char completion_bash[] =
 	"# bash completion for tailor, from 'tailor completion bash'.  It asks\n"
-	"# tailor itself (--list-cmds, --list-opts, --list-values), so it\n"
-	"# completes what the installed tailor takes.\n"
+	"# tailor itself (--list-cmds, --list-opts, --list-values, --list-operands),\n"
+	"# so it completes what the installed tailor takes.\n"
 	"# SPDX-License-Identifier: GPL-2.0-only\n"
+	"\n"
+	"# _tailor_reply WHAT CUR: COMPREPLY from the words WHAT, or files (@file),\n"
+	"# or commands and files (@command), quoted as file names are.\n"
+	"_tailor_reply()\n"
+	"{\n"
+	"\tcase $1 in\n"
+	"\t@file)\n"
+	"\t\tcompopt -o filenames 2>/dev/null\n"
+	"\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$2\") ;;\n"
+	"\t@command)\n"
+	"\t\tcompopt -o filenames 2>/dev/null\n"
+	"\t\tmapfile -t COMPREPLY < <(compgen -c -- \"$2\"; compgen -f -- \"$2\") ;;\n"
+	"\t*)\n"
+	"\t\tmapfile -t COMPREPLY < <(compgen -W \"$1\" -- \"$2\") ;;\n"
+	"\tesac\n"
+	"}\n"
+	"\n"
 	"_tailor()\n"
 	"{\n"
 	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	"\tlocal tailor=${COMP_WORDS[0]} cmd=${COMP_WORDS[1]} values\n"
+	"\tlocal tailor=${COMP_WORDS[0]} cmd=${COMP_WORDS[1]} values operands i word\n"
 	"\n"
 	"\tCOMPREPLY=()\n"
+	"\t# The tailor as typed (a build tree's), else the one on PATH.\n"
 	"\tcommand -v \"$tailor\" >/dev/null 2>&1 || tailor=tailor\n"
 	"\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-	"\t\tCOMPREPLY=($(compgen -W \"$(\"$tailor\" --list-cmds 2>/dev/null) --help --version\" -- \"$cur\"))\n"
+	"\t\t_tailor_reply \"$(\"$tailor\" --list-cmds 2>/dev/null) --help --version\" \"$cur\"\n"
 	"\t\treturn\n"
 	"\tfi\n"
+	"\t[[ \" $(\"$tailor\" --list-cmds 2>/dev/null) \" == *\" $cmd \"* ]] || return\n"
+	"\toperands=$(\"$tailor\" \"$cmd\" --list-operands 2>/dev/null) || operands=@file\n"
+	"\t# A command that runs a command (record): its first operand ends its\n"
+	"\t# options, and the words after it are that command's.\n"
+	"\tif [ \"$operands\" = @command ]; then\n"
+	"\t\ti=2\n"
+	"\t\twhile [ \"$i\" -lt \"$COMP_CWORD\" ]; do\n"
+	"\t\t\tword=${COMP_WORDS[i]}\n"
+	"\t\t\tif [ \"$word\" = -- ]; then\n"
+	"\t\t\t\ti=$((i + 1))\n"
+	"\t\t\t\tbreak\n"
+	"\t\t\telif [[ $word != -* ]]; then\n"
+	"\t\t\t\tbreak\n"
+	"\t\t\telif [ \"${COMP_WORDS[i+1]}\" = = ]; then\n"
+	"\t\t\t\ti=$((i + 3))\t# --opt=value, split at '='\n"
+	"\t\t\telif \"$tailor\" \"$cmd\" --list-values \"$word\" >/dev/null 2>&1; then\n"
+	"\t\t\t\ti=$((i + 2))\t# --opt value\n"
+	"\t\t\telse\n"
+	"\t\t\t\ti=$((i + 1))\n"
+	"\t\t\tfi\n"
+	"\t\tdone\n"
+	"\t\tif [ \"$i\" -lt \"$COMP_CWORD\" ]; then\n"
+	"\t\t\t_tailor_reply @file \"$cur\"\n"
+	"\t\t\treturn\n"
+	"\t\telif [ \"$i\" -eq \"$COMP_CWORD\" ] && [[ $cur != -* || ${COMP_WORDS[i-1]} == -- ]]; then\n"
+	"\t\t\t_tailor_reply @command \"$cur\"\n"
+	"\t\t\treturn\n"
+	"\t\tfi\n"
+	"\tfi\n"
+	"\t# bash splits \"--opt=value\" at '=': the option is the word before it.\n"
 	"\tif [ \"$cur\" = = ]; then\n"
-	"\t\tprev=${COMP_WORDS[COMP_CWORD-1]} cur=\n"
+	"\t\tcur=\n"
 	"\telif [ \"$prev\" = = ] && [ \"$COMP_CWORD\" -ge 3 ]; then\n"
 	"\t\tprev=${COMP_WORDS[COMP_CWORD-2]}\n"
 	"\tfi\n"
 	"\tif [[ $prev == -* ]] && values=$(\"$tailor\" \"$cmd\" --list-values \"$prev\" 2>/dev/null); then\n"
-	"\t\tcase $values in\n"
-	"\t\t@file) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
-	"\t\t@command) COMPREPLY=($(compgen -c -- \"$cur\")) ;;\n"
-	"\t\t*) COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")) ;;\n"
-	"\t\tesac\n"
-	"\t\treturn\n"
-	"\tfi\n"
-	"\tif [[ $cur == -* ]]; then\n"
-	"\t\tCOMPREPLY=($(compgen -W \"$(\"$tailor\" \"$cmd\" --list-opts 2>/dev/null)\" -- \"$cur\"))\n"
+	"\t\t_tailor_reply \"$values\" \"$cur\"\n"
+	"\telif [[ $cur == -* ]]; then\n"
+	"\t\t_tailor_reply \"$(\"$tailor\" \"$cmd\" --list-opts 2>/dev/null)\" \"$cur\"\n"
 	"\telse\n"
-	"\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+	"\t\t_tailor_reply \"$operands\" \"$cur\"\n"
 	"\tfi\n"
 	"}\n"
 	"complete -F _tailor tailor\n";

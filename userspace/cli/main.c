@@ -56,6 +56,7 @@ const struct cli_command cmd_completion = {
 		       "so it never goes out of date.  make install and the tailor package put\n"
 		       "it in /usr/share/bash-completion/completions/tailor.",
 	.options = completion_options,
+	.operands = "bash",
 	.run = run_completion,
 };
 

@@ -151,6 +151,7 @@ const struct cli_command cmd_record = {
 		    "Other exit status: 1 the device or the output failed, 2 bad options.\n",
 	.run = run_record,
 	.options_first = true,
+	.operands = "@command",
 };
 
 struct record_opts {

@@ -48,6 +48,8 @@ struct cli_command {
 	const char *epilogue;	/* after the options */
 	int (*run)(const struct cli_command *cmd, int argc, char **argv);
 	bool options_first;	/* the first operand ends the options (a command follows) */
+	/* For completion: the operands' words, "@file" or "@command"; NULL: @file. */
+	const char *operands;
 };
 
 extern const struct cli_command *const commands[];	/* NULL-terminated */
@@ -81,8 +83,8 @@ int usage_next(const struct cli_command *cmd, int argc, char **argv, const char 
 void usage_completion_bash(FILE *out);
 /*
  * The hidden options of introspect.c: tailor --list-cmds and
- * --scdoc-commands; tailor CMD --list-opts, --list-values OPT and
- * --scdoc-options.  -1 if @argv is none of them, else the exit status.
+ * --scdoc-commands; tailor CMD --list-opts, --list-values OPT,
+ * --list-operands and --scdoc-options.  -1 if @argv is none of them, else the exit status.
  */
 int introspect_global(int argc, char **argv);
 int introspect_command(const struct cli_command *cmd, int argc, char **argv);
