@@ -5,10 +5,11 @@
 #
 # In the test box (Debian 6.1, QEMU TCG, software clock), runs a workload
 # that switches often bare, under 'tailor record --no-switches', 'tailor
-# record --no-wakeups' (switches from perf's side-band) and 'tailor
-# record' (wakeups too), under bench/sideband-sink.c (the same side-band
-# events with nobody reading them: the kernel's part of the cost) without
-# switches, with switches and with wakeups too, and under 'perf record -e
+# record --no-wakeups' (switches from tailor.ko's scheduler probes, module
+# ABI 5) and 'tailor record' (wakeups too), under bench/sideband-sink.c
+# (perf's side-band switch and wakeup events, which tailor record used
+# before ABI 5, with nobody reading them: the kernel's part of their cost)
+# without switches, with switches and with wakeups too, and under 'perf record -e
 # cpu-clock' without and with --switch-events, at the same frequency,
 # several times each.  Prints the median of the workload's own wall time
 # (its wall_ns: what the recording costs the workload) and of the whole

@@ -24,6 +24,9 @@ static u32 known_flags(u32 abi_version)
 		return TAILOR_CFG_FLAGS_V1;
 	case 2:
 		return TAILOR_CFG_FLAGS_V2;
+	case 3:
+	case 4:
+		return TAILOR_CFG_FLAGS_V4;
 	default:
 		return TAILOR_CFG_FLAGS_ALL;
 	}
@@ -207,6 +210,9 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	err = resolve_source(cfg, &plan->source);
 	if (err)
 		return err;
+	if ((cfg->flags & (TAILOR_CFG_SWITCHES | TAILOR_CFG_WAKEUPS)) &&
+	    !tailor_sched_available())
+		return -EOPNOTSUPP;
 
 	plan->flags = cfg->flags;
 	if (plan->source == TAILOR_SOURCE_TIMER)
@@ -232,6 +238,8 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	}
 	plan->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	plan->cred = get_current_cred();
+	plan->knows_others = perfmon_capable();
+	plan->init_ns = plan->pid_ns == &init_pid_ns;
 	build_attr(plan, cfg);
 
 	cfg->source_used = plan->source;

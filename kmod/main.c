@@ -100,6 +100,7 @@ static int __init tailor_init(void)
 
 	tailor_tsc_calibrate();
 	tailor_sampler_probe();
+	tailor_sched_probe();
 	if (open_gid >= 0) {
 		open_kgid = make_kgid(&init_user_ns, open_gid);
 		if (!gid_valid(open_kgid))

@@ -2,19 +2,21 @@
 /*
  * Per-CPU sample rings.
  *
- * Each CPU's overflow handler is the single producer of its ring and may
- * run in NMI context, so producing takes no lock and never allocates: it
- * reserves the slot at head, fills it and publishes head with a release
- * store.  A full ring drops the new sample and counts it.  The single
- * consumer is read(), serialised by the session's read_lock, or a reader
- * that mapped the ring (the protocol is in the uapi header); it publishes
- * tail with a release store, which frees the slots for the producer.
+ * Each CPU's producers -- the overflow handler, which may run in NMI
+ * context, and the scheduler probes (sched.c) -- write its ring one at a
+ * time (a producer that interrupts another drops its record), so
+ * producing takes no lock and never allocates: it reserves the slot at
+ * head, fills it and publishes head with a release store.  A full ring
+ * drops the new record and counts it.  The single consumer is read(),
+ * serialised by the session's read_lock, or a reader that mapped the
+ * ring (the protocol is in the uapi header); it publishes tail with a
+ * release store, which frees the slots for the producers.
  * head and tail count records since configure, so head - tail is what is
  * queued and tail is what was delivered.
  *
  * A mapped control page is writable by its reader, so the module reads
  * only tail from it: head is the producer's own, copied out to the page.
- * A tail out of [head - capacity, head] makes the producer drop samples
+ * A tail out of [head - capacity, head] makes the producers drop records
  * as if the ring were full, and counts as nothing queued; read() takes
  * such a ring back from head.
  */
@@ -111,7 +113,7 @@ bool tailor_rings_empty(struct tailor_rings *rings)
 	for_each_possible_cpu(cpu) {
 		struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
 
-		/* Pairs with the release of head in tailor_ring_commit(). */
+		/* Pairs with the release of head in tailor_ring_end(). */
 		if (ring_queued(rings, smp_load_acquire(&ring->head),
 				READ_ONCE(ring->ctl->tail)))
 			return false;
@@ -119,8 +121,8 @@ bool tailor_rings_empty(struct tailor_rings *rings)
 	return true;
 }
 
-/* Producer: the slot for the next record, or NULL (and counted) if full. */
-u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
+/* The slot for the next record, or NULL (and counted) if full. */
+static u64 *ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
 {
 	u64 head = ring->head;
 
@@ -130,29 +132,66 @@ u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
 	 * makes this look full too.
 	 */
 	if (head - smp_load_acquire(&ring->ctl->tail) >= rings->capacity) {
-		WRITE_ONCE(ring->lost, ring->lost + 1);
+		this_cpu_inc(rings->cpu->lost);
 		return NULL;
 	}
 	return (u64 *)(ring->buf +
 		       (size_t)(head & (rings->capacity - 1)) * rings->record_size);
 }
 
-/* Producer: publish the reserved record; true if readers should wake. */
-bool tailor_ring_commit(struct tailor_rings *rings, struct tailor_ring *ring)
+/*
+ * Producer, on this CPU, from the overflow handler (NMI or hardirq) or a
+ * scheduler probe (interrupts or preemption off): count a record and take
+ * the slot for it, or NULL if the ring is full or another producer of
+ * this session on this CPU was interrupted by this one, whose record is
+ * then lost.  Every call is paired with tailor_ring_end().
+ */
+u64 *tailor_ring_begin(struct tailor_rings *rings, struct tailor_ring **ringp)
 {
-	u64 head = ring->head + 1;
+	struct tailor_ring *ring = this_cpu_ptr(rings->cpu);
 
-	/* The record is written before read() can see it ... */
-	smp_store_release(&ring->head, head);
-	/* ... and before a reader of the mapping can. */
-	smp_store_release(&ring->ctl->head, head);
-	return head - READ_ONCE(ring->ctl->tail) == rings->wakeup;
+	*ringp = ring;
+	/*
+	 * Single instructions, so a producer that interrupts this one (an
+	 * NMI, or a timer tick inside a wakeup probe, which may run with
+	 * interrupts on) cannot lose an update.
+	 */
+	this_cpu_inc(rings->cpu->produced);
+	if (this_cpu_inc_return(rings->cpu->nesting) != 1) {
+		this_cpu_inc(rings->cpu->lost);
+		return NULL;
+	}
+	return ring_reserve(rings, ring);
+}
+
+/*
+ * Publish @rec (if tailor_ring_begin() gave one): true if readers should
+ * be woken, which the caller defers to irq_work.
+ */
+bool tailor_ring_end(struct tailor_rings *rings, struct tailor_ring *ring,
+		     u64 *rec)
+{
+	bool wake = false;
+
+	if (rec) {
+		u64 head = ring->head + 1;
+
+		/* The record is written before read() can see it ... */
+		smp_store_release(&ring->head, head);
+		/* ... and before a reader of the mapping can. */
+		smp_store_release(&ring->ctl->head, head);
+		wake = head - READ_ONCE(ring->ctl->tail) == rings->wakeup;
+	}
+	/* The record is done before another producer may take the ring. */
+	barrier();
+	this_cpu_dec(rings->cpu->nesting);
+	return wake;
 }
 
 static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 			 char __user *buf, size_t max_records)
 {
-	/* Pairs with the release of head in tailor_ring_commit(). */
+	/* Pairs with the release of head in tailor_ring_end(). */
 	u64 head = smp_load_acquire(&ring->head);
 	u64 tail = READ_ONCE(ring->ctl->tail);
 	size_t rs = rings->record_size;
@@ -174,7 +213,7 @@ static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 		done += chunk;
 		tail += chunk;
 	}
-	/* Pairs with the acquire of tail in tailor_ring_reserve(). */
+	/* Pairs with the acquire of tail in ring_reserve(). */
 	smp_store_release(&ring->ctl->tail, tail);
 	if (!done && avail)
 		return -EFAULT;
@@ -234,7 +273,7 @@ void tailor_rings_stats(struct tailor_rings *rings, int cpu,
 	struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
 	/* One read of each, so delivered + queued is exact once stopped. */
 	u64 tail = smp_load_acquire(&ring->ctl->tail);
-	/* Pairs with the release of head in tailor_ring_commit(). */
+	/* Pairs with the release of head in tailor_ring_end(). */
 	u64 head = smp_load_acquire(&ring->head);
 	u64 queued = ring_queued(rings, head, tail);
 

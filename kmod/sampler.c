@@ -203,23 +203,16 @@ static void tailor_overflow(struct perf_event *event,
 {
 	struct tailor_session *s = event->overflow_handler_context;
 	const struct tailor_plan *plan = &s->plan;
-	struct tailor_ring *ring = this_cpu_ptr(s->rings.cpu);
+	struct tailor_ring *ring;
 	const struct pt_regs *rsrc;
 	u32 flags = 0;
 	u64 tsc = sample_tsc(data, &flags);
+	u32 i, tid, pid;
 	u64 *rec;
-	u32 i;
 
-	WRITE_ONCE(ring->produced, ring->produced + 1);
+	rec = tailor_ring_begin(&s->rings, &ring);
 	if (event->hw.interrupts == PERF_THROTTLED_INTERRUPTS)
-		WRITE_ONCE(ring->throttled, ring->throttled + 1);
-
-	/* A single instruction, so an NMI cannot split it. */
-	if (this_cpu_inc_return(s->rings.cpu->nesting) != 1) {
-		WRITE_ONCE(ring->lost, ring->lost + 1);
-		goto out;
-	}
-	rec = tailor_ring_reserve(&s->rings, ring);
+		this_cpu_inc(s->rings.cpu->throttled);
 	if (!rec)
 		goto out;
 
@@ -243,14 +236,11 @@ static void tailor_overflow(struct perf_event *event,
 	if ((plan->flags & TAILOR_CFG_TAG_WORD) &&
 	    !read_tag_word(plan, &rec[3 + i]))
 		flags |= TAILOR_SF_TAG_WORD_BAD;
-	rec[2] = tailor_who_pack(task_pid_nr_ns(current, plan->pid_ns),
-				 task_tgid_nr_ns(current, plan->pid_ns),
-				 smp_processor_id(), flags);
-
-	if (tailor_ring_commit(&s->rings, ring))
-		irq_work_queue(&s->wakeup);
+	tailor_task_ids(plan, current, &tid, &pid);
+	rec[2] = tailor_who_pack(tid, pid, smp_processor_id(), flags);
 out:
-	this_cpu_dec(s->rings.cpu->nesting);
+	if (tailor_ring_end(&s->rings, ring, rec))
+		irq_work_queue(&s->wakeup);
 }
 
 static int add_event(struct tailor_session *s, struct perf_event *event)

@@ -33,6 +33,7 @@ static void wake_readers(struct irq_work *work)
  */
 static void stop_counters(struct tailor_session *s)
 {
+	tailor_sched_stop(s);
 	tailor_sampler_stop(s);
 	/* Pairs with the acquire in tailor_read(). */
 	smp_store_release(&s->state, TAILOR_STATE_STOPPED);
@@ -88,6 +89,7 @@ static int tailor_open(struct inode *inode, struct file *file)
 	atomic_set(&s->mappings, 0);
 	init_waitqueue_head(&s->readers);
 	init_irq_work(&s->wakeup, wake_readers);
+	INIT_LIST_HEAD(&s->sched_node);
 	INIT_DELAYED_WORK(&s->tick, session_tick);
 	s->state = TAILOR_STATE_NEW;
 	file->private_data = s;
@@ -201,6 +203,11 @@ static long ioctl_start(struct tailor_session *s)
 		err = tailor_sampler_start(s);
 		if (err)
 			break;
+		err = tailor_sched_start(s);
+		if (err) {
+			tailor_sampler_stop(s);
+			break;
+		}
 		WRITE_ONCE(s->state, TAILOR_STATE_RUNNING);
 		schedule_delayed_work(&s->tick, TAILOR_TICK);
 	}
@@ -286,6 +293,8 @@ void tailor_fill_info(struct tailor_info *info)
 		info->caps |= TAILOR_CAP_PEBS_TSC;
 	if (tailor_tsc.stable)
 		info->caps |= TAILOR_CAP_TSC_STABLE;
+	if (tailor_sched_available())
+		info->caps |= TAILOR_CAP_SCHED_EVENTS;
 }
 
 static long ioctl_info(struct tailor_info __user *uinfo)

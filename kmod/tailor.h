@@ -2,8 +2,8 @@
 /*
  * tailor.ko internals shared between its parts: device and sessions
  * (session.c), perf counters and the overflow handler (sampler.c),
- * per-CPU rings (ring.c), TSC calibration (tsc.c) and access checks
- * (access.c).
+ * scheduler events (sched.c), per-CPU rings (ring.c), TSC calibration
+ * (tsc.c) and access checks (access.c).
  */
 #ifndef _TAILOR_H
 #define _TAILOR_H
@@ -15,6 +15,8 @@
 #include <linux/workqueue.h>
 #include <linux/perf_event.h>
 #include <linux/mm_types.h>
+#include <linux/sched.h>
+#include <linux/pid.h>
 #include "uapi/tailor.h"
 
 #define TAILOR_DEFAULT_RING_RECORDS	32768
@@ -83,7 +85,26 @@ struct tailor_plan {
 	struct pid *target;		/* NULL with TAILOR_CFG_ALL_CPUS */
 	struct pid_namespace *pid_ns;	/* of the reader, for pid/tid */
 	const struct cred *cred;	/* of the configuring caller */
+	bool knows_others;		/* caller had CAP_PERFMON */
+	bool init_ns;			/* pid_ns is the initial one */
 };
+
+/*
+ * @t's tid and pid as the session's reader sees them.  From the initial
+ * namespace they are the task's own fields, read without RCU or a lookup:
+ * the overflow handler and the scheduler probes run this per record.
+ */
+static inline void tailor_task_ids(const struct tailor_plan *plan,
+				   struct task_struct *t, u32 *tid, u32 *pid)
+{
+	if (plan->init_ns) {
+		*tid = t->pid;
+		*pid = t->tgid;
+		return;
+	}
+	*tid = task_pid_nr_ns(t, plan->pid_ns);
+	*pid = task_tgid_nr_ns(t, plan->pid_ns);
+}
 
 struct tailor_session {
 	struct mutex lock;		/* state, plan, counters */
@@ -110,6 +131,9 @@ struct tailor_session {
 	struct mutex map_lock;
 	atomic_t mappings;
 
+	/* On sched.c's list while running with switches or wakeups. */
+	struct list_head sched_node;
+
 	wait_queue_head_t readers;
 	struct irq_work wakeup;		/* from NMI/hardirq to readers */
 	struct delayed_work tick;	/* target liveness, slow wakeups */
@@ -120,8 +144,9 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 		       u32 record_size, u32 wakeup);
 void tailor_rings_free(struct tailor_rings *rings);
 bool tailor_rings_empty(struct tailor_rings *rings);
-u64 *tailor_ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring);
-bool tailor_ring_commit(struct tailor_rings *rings, struct tailor_ring *ring);
+u64 *tailor_ring_begin(struct tailor_rings *rings, struct tailor_ring **ringp);
+bool tailor_ring_end(struct tailor_rings *rings, struct tailor_ring *ring,
+		     u64 *rec);
 ssize_t tailor_rings_read(struct tailor_rings *rings, char __user *buf,
 			  size_t count);
 int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma);
@@ -137,6 +162,12 @@ int tailor_sampler_start(struct tailor_session *s);
 int tailor_sampler_attach_new(struct tailor_session *s);
 void tailor_sampler_stop(struct tailor_session *s);
 bool tailor_target_alive(struct tailor_session *s);
+
+/* sched.c */
+void tailor_sched_probe(void);
+bool tailor_sched_available(void);
+int tailor_sched_start(struct tailor_session *s);
+void tailor_sched_stop(struct tailor_session *s);
 
 /* tsc.c */
 struct tailor_tsc_calibration {

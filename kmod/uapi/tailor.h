@@ -12,6 +12,8 @@
  *   ioctl(TAILOR_IOC_START)        create the perf counters
  *   read()/poll()                  whole struct tailor_sample records,
  *   or mmap()/poll()               or each CPU's ring in place (ABI 4)
+ *                                  (with event records among the samples
+ *                                  where asked for, ABI 5)
  *   ioctl(TAILOR_IOC_STOP)         release the counters; read() drains
  *   ioctl(TAILOR_IOC_STATS)        produced/delivered/lost/throttled
  *   close()                        releases everything
@@ -26,11 +28,12 @@
 /*
  * 2 added the per-thread tag word (TAILOR_CFG_TAG_WORD); 3 following child
  * processes (TAILOR_CFG_CHILDREN); 4 rings read in place through mmap()
- * (struct tailor_ring_control, tailor_config.ring_mmap_bytes).  The module
- * still takes configurations of every earlier version, which cannot ask
- * for what came later.
+ * (struct tailor_ring_control, tailor_config.ring_mmap_bytes); 5 context
+ * switches and wakeups as event records in the rings (TAILOR_CFG_SWITCHES,
+ * TAILOR_CFG_WAKEUPS).  The module still takes configurations of every
+ * earlier version, which cannot ask for what came later.
  */
-#define TAILOR_ABI_VERSION	4
+#define TAILOR_ABI_VERSION	5
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -72,7 +75,17 @@ enum tailor_tsc_source {
  * whatever it executes, so in a child the word is 0 and not bad.
  */
 #define TAILOR_CFG_CHILDREN		_BITUL(6)
-#define TAILOR_CFG_FLAGS_ALL		(_BITUL(7) - 1)
+#define TAILOR_CFG_FLAGS_V4		(_BITUL(7) - 1)
+/*
+ * ABI 5: event records (TAILOR_SF_EVENT, below) in the same rings as the
+ * samples, stamped with the same TSC.  SWITCHES: every switch out and in
+ * of the session's threads (the target's, and with TAILOR_CFG_CHILDREN
+ * its descendants'; with ALL_CPUS every thread but the idle ones).
+ * WAKEUPS: every wakeup of one of those threads, whoever wakes it.
+ */
+#define TAILOR_CFG_SWITCHES		_BITUL(7)
+#define TAILOR_CFG_WAKEUPS		_BITUL(8)
+#define TAILOR_CFG_FLAGS_ALL		(_BITUL(9) - 1)
 
 /*
  * Register numbers are those of perf on x86-64 (<asm/perf_regs.h>), so
@@ -192,6 +205,79 @@ struct tailor_sample {
 #define TAILOR_SF_TSC_PEBS	_BITUL(4) /* tsc from the PEBS record */
 #define TAILOR_SF_EXACT_IP	_BITUL(5) /* PEBS exact (precise) IP */
 #define TAILOR_SF_TAG_WORD_BAD	_BITUL(6) /* tag_word unreadable, stored 0 */
+/*
+ * ABI 5: not a sample but an event.  The pair of flags no sample has (a
+ * sample's registers are either the user state at kernel entry or
+ * unavailable), so the seven flag bits stay as they were.  Only sessions
+ * configured with TAILOR_CFG_SWITCHES or _WAKEUPS get event records.
+ *
+ * An event record has the session's record_size.  tsc is when it happened
+ * (rdtsc_ordered(), as for samples); who names the session's thread it is
+ * about and the CPU it happened on; the ip slot holds the event word
+ * below; every other byte is zero.
+ */
+#define TAILOR_SF_EVENT		(TAILOR_SF_USER_REGS | TAILOR_SF_NO_REGS)
+
+static inline int tailor_who_is_event(__u64 who)
+{
+	return ((who >> TAILOR_WHO_FLAGS_SHIFT) & TAILOR_SF_EVENT) == TAILOR_SF_EVENT;
+}
+
+/*
+ * The event word: kind (bits 0-7), TAILOR_EVF_* flags (bits 8-15), and
+ * the other thread's tid (bits 16-37) and pid (bits 38-59).
+ *   TAILOR_EV_SWITCH_OUT  who stopped running; other: the thread run next
+ *   TAILOR_EV_SWITCH_IN   who starts running; other: the thread it follows
+ *   TAILOR_EV_WAKEUP      who was woken on this CPU; other: the waker
+ * The other thread is 0 where it is an idle task, where a wakeup came
+ * from interrupt context, where it has exited or is outside the reader's
+ * pid namespace, and where the session may not know it: its configuring
+ * caller lacked CAP_PERFMON and the thread is not the session's own (as
+ * perf reveals the other thread of a switch only in CPU-wide records).
+ *
+ * Not recorded: a thread's last switch out as it exits (its TASK exit
+ * comes before), threads outside the reader's pid namespace, and, for a
+ * caller without CAP_PERFMON, threads whose real, effective or saved
+ * user or group ids are not the caller's.  TAILOR_CFG_CHILDREN follows
+ * descendants by their ancestry: up to 8 generations, and not past an
+ * exited parent (an orphan adopted by init or a subreaper is left out).
+ */
+#define TAILOR_EV_SWITCH_OUT	1
+#define TAILOR_EV_SWITCH_IN	2
+#define TAILOR_EV_WAKEUP	3
+/* A switch out of a thread still runnable (preempted, or yielding). */
+#define TAILOR_EVF_PREEMPTED	_BITUL(0)
+
+#define TAILOR_EV_OTHER_TID_SHIFT	16
+#define TAILOR_EV_OTHER_PID_SHIFT	38
+
+static inline __u64 tailor_ev_pack(__u32 kind, __u32 evflags, __u32 other_tid,
+				   __u32 other_pid)
+{
+	return (__u64)(kind & 0xff) | ((__u64)(evflags & 0xff) << 8) |
+	       ((__u64)(other_tid & TAILOR_WHO_PID_MASK) << TAILOR_EV_OTHER_TID_SHIFT) |
+	       ((__u64)(other_pid & TAILOR_WHO_PID_MASK) << TAILOR_EV_OTHER_PID_SHIFT);
+}
+
+static inline __u32 tailor_ev_kind(__u64 word)
+{
+	return word & 0xff;
+}
+
+static inline __u32 tailor_ev_flags(__u64 word)
+{
+	return (word >> 8) & 0xff;
+}
+
+static inline __u32 tailor_ev_other_tid(__u64 word)
+{
+	return (word >> TAILOR_EV_OTHER_TID_SHIFT) & TAILOR_WHO_PID_MASK;
+}
+
+static inline __u32 tailor_ev_other_pid(__u64 word)
+{
+	return (word >> TAILOR_EV_OTHER_PID_SHIFT) & TAILOR_WHO_PID_MASK;
+}
 
 static inline __u64 tailor_who_pack(__u32 tid, __u32 pid, __u32 cpu,
 				    __u32 flags)
@@ -231,6 +317,12 @@ static inline __u32 tailor_who_flags(__u64 who)
  * version: clients that never ask for it see no change.
  */
 #define TAILOR_CAP_ENTRY_IP	_BITUL(3)
+/*
+ * ABI 5: TAILOR_CFG_SWITCHES and _WAKEUPS work here (the kernel has the
+ * sched_switch and sched_waking tracepoints); without it they are
+ * -EOPNOTSUPP.
+ */
+#define TAILOR_CAP_SCHED_EVENTS	_BITUL(4)
 
 /*
  * TAILOR_IOC_INFO (also /sys/class/misc/tailor/).  TSC to nanoseconds:
@@ -279,10 +371,11 @@ static inline __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
  * The mapping starts with this control page; record n (counting from
  * configure) is at data_offset + (n & (capacity - 1)) * record_size.
  *
- * The CPU's overflow handler is the only producer: it writes the record
- * at head, then publishes head + 1 with a release store; it drops (and
- * counts as lost) a sample while head - tail == capacity.  The reader is
- * the only consumer: it loads head with acquire, reads the records from
+ * The module on that CPU is the only producer (the overflow handler, and
+ * with ABI 5's events the scheduler probes, one at a time): it writes the
+ * record at head, then publishes head + 1 with a release store; it drops
+ * (and counts as lost) a record while head - tail == capacity.  The
+ * reader is the only consumer: it loads head with acquire, reads the records from
  * tail up to head, and then stores the new tail with release, which
  * hands their slots back:
  *
@@ -310,8 +403,9 @@ struct tailor_ring_control {
 	__u64 tail;		/* reader: records consumed, at byte 64 */
 };
 
+/* Records: samples, and since ABI 5 event records too. */
 struct tailor_cpu_stats {
-	__u64 produced;		/* samples the handler saw */
+	__u64 produced;		/* samples the handler saw, events the probes */
 	__u64 delivered;	/* copied out by read(), or consumed in place */
 	__u64 lost;		/* dropped: ring full (or nested handler) */
 	__u64 queued;		/* in the ring now */

@@ -2,8 +2,10 @@
 /*
  * hold-static-keys - keep on, for the life of the test box, the kernel's
  * static keys that recording turns: perf_sched_events (a jump in
- * __schedule()) and the sched:sched_waking tracepoint's (a jump in
- * try_to_wake_up()).
+ * __schedule()) and the sched_waking and sched_switch tracepoints' (jumps
+ * and static calls in try_to_wake_up() and __schedule(), which tailor.ko's
+ * scheduler probes would otherwise patch at every recording's start and
+ * end).
  *
  * Why: each turn of a key live-patches its jump sites with the int3
  * protocol of text_poke_bp().  QEMU's multi-threaded TCG (7.2) does not
@@ -35,7 +37,9 @@
  * are); one that does not fails the box.
  *
  * The counters are on a child, which never runs after: a software dummy
- * (counts nothing) and the tracepoint (never fires there).  It prints one
+ * (counts nothing) and the tracepoints (never fire there).  Each
+ * tracepoint also has ftrace's probe, with the trace buffer off: a second
+ * probe, so that tailor.ko's, a third, patches nothing.  It prints one
  * line, then sleeps until killed.
  */
 #define _GNU_SOURCE
@@ -111,14 +115,69 @@ static long tracepoint_id(const char *event)
 	return id;
 }
 
+/* Writes VALUE to tracefs file REL under the first root that has it; 0 or -1. */
+static int tracefs_write(const char *rel, const char *value)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		FILE *f;
+		int failed;
+
+		snprintf(path, sizeof(path), "%s/%s", roots[i], rel);
+		f = fopen(path, "we");
+		if (!f)
+			continue;
+		failed = fputs(value, f) == EOF;
+		if (fclose(f) != 0)
+			failed = 1;
+		return failed ? -1 : 0;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/*
+ * A scheduler tracepoint held with two probes of its own: perf's (a
+ * counter on it) and ftrace's (its event enabled, with the trace buffer
+ * off so that nothing is written).  tailor.ko's probe then comes and goes
+ * as a third, which changes only the probe array: the key and the static
+ * call (patched when a tracepoint goes from none to one probe, or one to
+ * two) stay as they are.  Returns a bit per probe held.
+ */
+static int hold_tracepoint(const char *event)
+{
+	long id = tracepoint_id(event);
+	char rel[128];
+	int held = 0;
+
+	if (id < 0) {
+		printf("hold-static-keys: no %s in tracefs; its key may turn\n", event);
+		return 0;
+	}
+	if (open_counter(PERF_TYPE_TRACEPOINT, (__u64)id) < 0)
+		printf("hold-static-keys: perf_event_open (%s): %s; its key may turn\n",
+		       event, strerror(errno));
+	else
+		held |= 1;
+	snprintf(rel, sizeof(rel), "events/%s/enable", event);
+	if (tracefs_write("tracing_on", "0") || tracefs_write(rel, "1"))
+		printf("hold-static-keys: enabling ftrace's %s: %s; tailor.ko's probe may patch it\n",
+		       event, strerror(errno));
+	else
+		held |= 2;
+	return held;
+}
+
 /*
  * Turns the keys on for good with the other CPUs offline.  Returns 0, or 1
  * if a CPU did not come back online.
  */
 static int hold_keys(void)
 {
-	long id = tracepoint_id("sched/sched_waking");
-	int held = 0, offline = 0, lost = 0, cpu;
+	int dummy = 0, waking, sw, offline = 0, lost = 0, cpu;
 	unsigned long long taken_down = 0;	/* bit n: CPU n went offline */
 
 	/* CPU 0 stays; the others go offline while the keys turn. */
@@ -136,14 +195,9 @@ static int hold_keys(void)
 		printf("hold-static-keys: perf_event_open (dummy): %s; perf_sched_events may turn\n",
 		       strerror(errno));
 	else
-		held |= 1;
-	if (id < 0)
-		printf("hold-static-keys: no sched/sched_waking in tracefs; its key may turn\n");
-	else if (open_counter(PERF_TYPE_TRACEPOINT, (__u64)id) < 0)
-		printf("hold-static-keys: perf_event_open (sched:sched_waking): %s; its key may turn\n",
-		       strerror(errno));
-	else
-		held |= 2;
+		dummy = 1;
+	waking = hold_tracepoint("sched/sched_waking");
+	sw = hold_tracepoint("sched/sched_switch");
 
 	for (cpu = 1; cpu < 64; cpu++) {
 		if (!(taken_down & (1ULL << cpu)) || set_cpu_online(cpu, "1") == 0)
@@ -151,9 +205,10 @@ static int hold_keys(void)
 		printf("hold-static-keys: CPU %d did not come back online: %s\n", cpu, strerror(errno));
 		lost++;
 	}
-	printf("== static keys held on by pid %d:%s%s (turned with %d other CPU(s) offline)\n",
-	       (int)getpid(), held & 1 ? " perf_sched_events" : "",
-	       held & 2 ? " sched:sched_waking" : "", offline);
+	printf("== static keys held on by pid %d:%s sched_waking:%s%s sched_switch:%s%s (turned with %d other CPU(s) offline)\n",
+	       (int)getpid(), dummy ? " perf_sched_events" : "",
+	       waking & 1 ? " perf" : "", waking & 2 ? " ftrace" : "",
+	       sw & 1 ? " perf" : "", sw & 2 ? " ftrace" : "", offline);
 	fflush(stdout);
 	return lost ? 1 : 0;
 }

@@ -36,9 +36,11 @@
  *  - a session that excludes kernel samples (and every unprivileged one,
  *    which cannot have them) delivers no kernel IP;
  *  - an unprivileged worker never starts a session on a root process;
+ *  - event records (ABI 5) only in sessions that asked for switches or
+ *    wakeups, of a known kind, zero after the event word;
  *  - counters: produced == delivered + lost + queued once stopped.
  * A violation fails the test with the call that broke it.  At the end it
- * prints calls made, sessions configured and started, samples read, module
+ * prints calls made, sessions configured and started, records read, module
  * unloads and loads, and errors by errno.
  */
 #include <dirent.h>
@@ -99,7 +101,7 @@ struct shared {
 	uint64_t calls;
 	uint64_t by_op[NR_OPS], ok_by_op[NR_OPS];
 	uint64_t by_errno[160];
-	uint64_t configured, started, samples, private_sessions;
+	uint64_t configured, started, samples, events, private_sessions;
 	uint64_t unloads, loads, unload_refused;
 	uint64_t violations;
 	int stop;
@@ -241,7 +243,8 @@ static void make_config(struct rng *r, struct tailor_config *c, bool *reserved)
 	c->size = sizeof(*c);
 	c->abi_version = TAILOR_ABI_VERSION;
 	c->source = TAILOR_SOURCE_TIMER;
-	c->flags = TAILOR_CFG_EXCLUDE_KERNEL | (one_in(r, 2) ? TAILOR_CFG_CHILDREN : 0);
+	c->flags = TAILOR_CFG_EXCLUDE_KERNEL | (one_in(r, 2) ? TAILOR_CFG_CHILDREN : 0) |
+		   (one_in(r, 2) ? TAILOR_CFG_SWITCHES : 0) | (one_in(r, 2) ? TAILOR_CFG_WAKEUPS : 0);
 	c->target_pid = pick_target(r);
 	c->timer_period_ns = 1000000;
 	c->ring_records = one_in(r, 2) ? 64 << below(r, 6) : 0;
@@ -320,20 +323,45 @@ static long sys_ret(long ret)
 	return ret < 0 ? -errno : ret;
 }
 
+/*
+ * An event record (ABI 5): only where the session asked for events, of a
+ * known kind, and nothing but zeros after its event word.
+ */
+static void check_event(const uint8_t *rec, uint32_t record_size, bool events_asked,
+			const char *what)
+{
+	const struct tailor_sample *s = (const void *)rec;
+	uint32_t kind = tailor_ev_kind(s->ip);
+
+	if (!events_asked)
+		violation("%s: an event record in a session that asked for none", what);
+	if (kind < TAILOR_EV_SWITCH_OUT || kind > TAILOR_EV_WAKEUP)
+		violation("%s: an event record of kind %u", what, kind);
+	for (uint32_t off = TAILOR_SAMPLE_BASE_SIZE; off < record_size; off++)
+		if (rec[off])
+			violation("%s: byte %u of an event record is %#x, not 0", what, off,
+				  rec[off]);
+	__atomic_fetch_add(&sh->events, 1, __ATOMIC_RELAXED);
+}
+
 static void check_records(const uint8_t *buf, long got, uint32_t record_size, bool no_kernel,
-			  const char *what)
+			  bool events_asked, const char *what)
 {
 	if (got <= 0)
 		return;
 	if (record_size && got % record_size)
 		violation("%s: read returned %ld bytes, not whole %u-byte records", what, got,
 			  record_size);
-	if (!no_kernel || !record_size)
+	if (!record_size)
 		return;
 	for (long off = 0; off + (long)sizeof(struct tailor_sample) <= got; off += record_size) {
 		const struct tailor_sample *s = (const void *)(buf + off);
 
-		if ((tailor_who_flags(s->who) & TAILOR_SF_KERNEL) || s->ip >= KERNEL_START)
+		if (tailor_who_is_event(s->who)) {
+			check_event(buf + off, record_size, events_asked, what);
+			continue;
+		}
+		if (no_kernel && ((tailor_who_flags(s->who) & TAILOR_SF_KERNEL) || s->ip >= KERNEL_START))
 			violation("%s: a kernel IP %#llx in a session without kernel samples",
 				  what, (unsigned long long)s->ip);
 	}
@@ -627,7 +655,7 @@ static void do_fork(struct rng *r)
  * checking every record; 0, or -1 if a ring looked broken.
  */
 static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kernel,
-			  const char *what)
+			  bool events_asked, const char *what)
 {
 	int broken = 0;
 
@@ -649,7 +677,8 @@ static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kern
 		for (; tail != head; tail++)
 			check_records((const uint8_t *)c + c->data_offset +
 				      (tail & (c->capacity - 1)) * c->record_size,
-				      c->record_size, c->record_size, no_kernel, what);
+				      c->record_size, c->record_size, no_kernel, events_asked,
+				      what);
 		__atomic_store_n(&c->tail, head, __ATOMIC_RELEASE);
 	}
 	return broken;
@@ -664,7 +693,7 @@ static void private_session(struct rng *r, bool privileged)
 {
 	struct tailor_ring_control *ctl[PRIVATE_MAX_CPUS] = { NULL };
 	int nr_cpus = 0, mapped = 0;
-	bool no_kernel;
+	bool no_kernel, events_asked;
 	struct tailor_config cfg;
 	struct tailor_stats st = { .size = sizeof(st) };
 	uint8_t *buf = malloc(65536);
@@ -702,6 +731,7 @@ static void private_session(struct rng *r, bool privileged)
 				  cfg.target_pid);
 	}
 	no_kernel = !privileged || (cfg.flags_used & TAILOR_CFG_EXCLUDE_KERNEL);
+	events_asked = cfg.flags_used & (TAILOR_CFG_SWITCHES | TAILOR_CFG_WAKEUPS);
 	if (cfg.abi_version >= 4 && one_in(r, 2)) {
 		nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 		nr_cpus = nr_cpus < PRIVATE_MAX_CPUS ? nr_cpus : PRIVATE_MAX_CPUS;
@@ -723,7 +753,7 @@ static void private_session(struct rng *r, bool privileged)
 	for (int i = 0; i < 4; i++) {
 		usleep(500 * (useconds_t)below(r, 4));
 		if (mapped) {
-			drain_in_place(ctl, nr_cpus, no_kernel,
+			drain_in_place(ctl, nr_cpus, no_kernel, events_asked,
 				       "session read in place");
 			/* One consumer: read() refused while mapped. */
 			ret = sys_ret(read(fd, buf, 65536));
@@ -734,16 +764,16 @@ static void private_session(struct rng *r, bool privileged)
 		}
 		ret = sys_ret(read(fd, buf, 65536));
 		count_call(OP_READ, ret);
-		check_records(buf, ret, cfg.record_size, no_kernel,
+		check_records(buf, ret, cfg.record_size, no_kernel, events_asked,
 			      privileged ? "private session" : "unprivileged session");
 	}
 	count_call(OP_STOP, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
 	if (mapped)
-		drain_in_place(ctl, nr_cpus, no_kernel,
+		drain_in_place(ctl, nr_cpus, no_kernel, events_asked,
 			       "draining a stopped session in place");
 	else
 		while ((ret = sys_ret(read(fd, buf, 65536))) > 0)
-			check_records(buf, ret, cfg.record_size, no_kernel,
+			check_records(buf, ret, cfg.record_size, no_kernel, events_asked,
 				      "draining a stopped session");
 	ret = sys_ret(ioctl(fd, TAILOR_IOC_STATS, &st));
 	count_call(OP_STATS, ret);
@@ -1119,9 +1149,10 @@ static void print_report(double seconds)
 	printf("# seed %llu: %llu calls in %.1f s (%.0f/s) from %u processes x %u threads\n",
 	       (unsigned long long)seed, (unsigned long long)sh->calls, seconds,
 	       (double)sh->calls / (seconds > 0 ? seconds : 1), nr_procs, nr_threads);
-	printf("# sessions: %llu configured, %llu private, %llu started; %llu samples read\n",
+	printf("# sessions: %llu configured, %llu private, %llu started; %llu records read, %llu of them events\n",
 	       (unsigned long long)sh->configured, (unsigned long long)sh->private_sessions,
-	       (unsigned long long)sh->started, (unsigned long long)sh->samples);
+	       (unsigned long long)sh->started, (unsigned long long)sh->samples,
+	       (unsigned long long)sh->events);
 	printf("# module: %llu unloads and %llu loads under fire, %llu unloads refused (busy)\n",
 	       (unsigned long long)sh->unloads, (unsigned long long)sh->loads,
 	       (unsigned long long)sh->unload_refused);

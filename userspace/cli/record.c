@@ -96,16 +96,19 @@ static const struct cli_option record_options[] = {
 	  .help = "do not record context switches.  By default every\n"
 		  "switch of the target's threads (out, whether\n"
 		  "preempted or blocked, and in, with the CPU) is\n"
-		  "recorded from perf's side-band, for report --view\n"
-		  "parallelism; on a stock kernel their perf times\n"
-		  "are converted to TSC (meta sideband_clock=perf).\n"
-		  "So are the wakeups the target's threads make\n"
-		  "(sched:sched_waking, from tracefs; meta wakeups\n"
-		  "says whether): a woken thread can run from then." },
+		  "recorded for report --view parallelism, and so is\n"
+		  "every wakeup of them, with the waker: a woken\n"
+		  "thread can run from then.  tailor.ko records both\n"
+		  "itself, on the samples' TSC (meta\n"
+		  "sched_events_from=tailor.ko); a module older than\n"
+		  "ABI 5 leaves them to perf's side-band, whose times\n"
+		  "a stock kernel converts to TSC, and its wakeups to\n"
+		  "sched:sched_waking from tracefs (meta wakeups says\n"
+		  "whether)." },
 	{ .id = OPT_NO_WAKEUPS, .name = "no-wakeups",
-	  .help = "record switches but not wakeups: one tracepoint\n"
-		  "sample less per wakeup (bench/switch-overhead.sh\n"
-		  "measures both)" },
+	  .help = "record switches but not wakeups: one record less\n"
+		  "per wakeup (bench/switch-overhead.sh measures\n"
+		  "both)" },
 	{ .id = 'a', .name = "all-cpus",
 	  .help = "sample every CPU (needs root)" },
 	{ .id = 'o', .name = "output", .arg = "FILE",
@@ -491,6 +494,9 @@ struct recorder {
 	uint8_t *pack;		/* a batch of samples, packed */
 	uint32_t pack_batch;	/* most samples in a batch */
 	uint64_t samples;
+	uint64_t events;	/* switches and wakeups from tailor.ko */
+	uint64_t unknown_events;	/* of unknown kinds, or naming no thread: left out */
+	bool module_events;	/* tailor.ko records switches and wakeups */
 	uint64_t start_ns;
 	uint64_t start_wall_ns;	/* CLOCK_REALTIME at META */
 	char reason[96];
@@ -632,6 +638,17 @@ static int build_config(struct recorder *r, pid_t target)
 			fprintf(stderr, "tailor: the loaded tailor.ko speaks ABI %u: processes the target forks are not sampled (load the module built with this tailor)\n",
 				cfg->abi_version);
 	}
+	/*
+	 * Switches and wakeups from tailor.ko itself where it offers them
+	 * (ABI 5): on the samples' clock, and far cheaper than perf's
+	 * side-band, which an older module leaves them to.
+	 */
+	if (cfg->abi_version >= 5 && (r->info.caps & TAILOR_CAP_SCHED_EVENTS) && !o->no_switches) {
+		cfg->flags |= TAILOR_CFG_SWITCHES;
+		if (!o->no_wakeups)
+			cfg->flags |= TAILOR_CFG_WAKEUPS;
+		r->module_events = true;
+	}
 	if (o->no_regs)
 		cfg->flags |= TAILOR_CFG_NO_REGS;
 	cfg->regs_mask = o->regs_mask;
@@ -709,7 +726,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nstart_mono_ns=%" PRIu64 "\n"
 		"sideband_clock=%s\n"
 		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n"
-		"wakeups=%s\n",
+		"wakeups=%s\nsched_events_from=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -726,11 +743,74 @@ static int write_meta(struct recorder *r, pid_t target)
 		(int64_t)c->tag_word_offset,
 		(c->flags_used & TAILOR_CFG_TAG_WORD) ? r->tag_word_from : "none",
 		(c->flags_used & TAILOR_CFG_CHILDREN) ? "followed" : "not followed",
-		r->sb && sideband_switches(r->sb) ? "recorded" : "not recorded",
-		r->sb ? sideband_wakeups(r->sb) : "not recorded (no side-band)");
+		r->module_events || (r->sb && sideband_switches(r->sb)) ? "recorded" : "not recorded",
+		r->module_events ? ((c->flags_used & TAILOR_CFG_WAKEUPS) ? "recorded" :
+				    "not recorded (--no-wakeups)") :
+		r->sb ? sideband_wakeups(r->sb) : "not recorded (no side-band)",
+		r->module_events ? "tailor.ko" :
+		r->sb && sideband_switches(r->sb) ? "perf side-band" : "none");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);
+}
+
+/*
+ * An event record of tailor.ko (uapi: TAILOR_SF_EVENT) as the recording's
+ * SWITCH or WAKEUP record, the same records perf's side-band gives, but
+ * on the samples' own TSC.  Kinds of a later module are counted and left.
+ */
+static int write_event(struct recorder *r, const uint8_t *slot)
+{
+	uint64_t rec[3], word;
+	uint32_t other_tid, other_pid;
+
+	memcpy(rec, slot, sizeof(rec));
+	word = rec[1];
+	other_tid = tailor_ev_other_tid(word);
+	other_pid = tailor_ev_other_pid(word);
+	/* The module names the thread; a record that does not is no event. */
+	if (!tailor_who_tid(rec[2])) {
+		r->unknown_events++;
+		return 0;
+	}
+	r->events++;
+	switch (tailor_ev_kind(word)) {
+	case TAILOR_EV_SWITCH_OUT:
+	case TAILOR_EV_SWITCH_IN: {
+		struct tlr_switch sw = {
+			.tsc = rec[0], .pid = tailor_who_pid(rec[2]), .tid = tailor_who_tid(rec[2]),
+			.cpu = tailor_who_cpu(rec[2]),
+			/* 0: an idle task, or a thread the session may not name. */
+			.other_pid = other_tid ? (int32_t)other_pid : -1,
+			.other_tid = other_tid ? (int32_t)other_tid : -1,
+			.time_kind = TLR_TIME_TSC,
+		};
+		const void *parts[1] = { &sw };
+		size_t lens[1] = { sizeof(sw) };
+
+		if (tailor_ev_kind(word) == TAILOR_EV_SWITCH_OUT) {
+			sw.flags |= TLR_SWITCH_OUT;
+			if (tailor_ev_flags(word) & TAILOR_EVF_PREEMPTED)
+				sw.flags |= TLR_SWITCH_PREEMPTED;
+		}
+		return tlr_write(r->w, TLR_SWITCH, parts, lens, 1);
+	}
+	case TAILOR_EV_WAKEUP: {
+		/* The waker is 0 from interrupt context, or when not ours to name. */
+		struct tlr_wakeup wk = {
+			.tsc = rec[0], .pid = other_pid, .tid = other_tid,
+			.cpu = tailor_who_cpu(rec[2]), .target_tid = tailor_who_tid(rec[2]),
+			.target_cpu = -1, .time_kind = TLR_TIME_TSC,
+		};
+		const void *parts[1] = { &wk };
+		size_t lens[1] = { sizeof(wk) };
+
+		return tlr_write(r->w, TLR_WAKEUP, parts, lens, 1);
+	}
+	}
+	r->events--;
+	r->unknown_events++;
+	return 0;
 }
 
 /*
@@ -738,7 +818,9 @@ static int write_meta(struct recorder *r, pid_t target)
  * mapping into one batch per CPU: 0 at end of stream, 1 if more may come,
  * -errno.  Each ring is taken once, so a disk slower than the samples
  * cannot starve signals, the time limit and the side-band.  *@drained:
- * every ring was read to the head it had.
+ * every ring was read to the head it had.  Event records among the
+ * samples become records of their own, written before the batch they
+ * were read with; readers order by time.
  */
 static int pull_samples(struct recorder *r, bool *drained)
 {
@@ -764,17 +846,31 @@ static int pull_samples(struct recorder *r, bool *drained)
 			struct tlr_pack_state st;
 			const void *parts[2];
 			size_t lens[2], packed = 0;
+			uint32_t count = 0;
 			int err;
 
 			tlr_pack_begin(&st, rs);
-			for (; i < end; i++)
-				packed += tlr_pack_one(&st, i < first ?
-						       (const uint8_t *)span[0].data + i * rs :
-						       (const uint8_t *)span[1].data + (i - first) * rs,
-						       r->pack + packed);
+			for (; i < end; i++) {
+				const uint8_t *rec = i < first ?
+					(const uint8_t *)span[0].data + i * rs :
+					(const uint8_t *)span[1].data + (i - first) * rs;
+				uint64_t who;
+
+				memcpy(&who, rec + 16, sizeof(who));
+				if (r->module_events && tailor_who_is_event(who)) {
+					err = write_event(r, rec);
+					if (err)
+						return err;
+					continue;
+				}
+				packed += tlr_pack_one(&st, rec, r->pack + packed);
+				count++;
+			}
 			/* Packed: the slots are free again before the write. */
 			ring_release(&r->maps, cpu, batch);
-			hdr.count = (uint32_t)batch;
+			if (!count)
+				continue;
+			hdr.count = count;
 			hdr.packed_size = (uint32_t)packed;
 			parts[0] = &hdr;
 			lens[0] = sizeof(hdr);
@@ -783,7 +879,7 @@ static int pull_samples(struct recorder *r, bool *drained)
 			err = tlr_write(r->w, TLR_SAMPLES_PACKED, parts, lens, 2);
 			if (err)
 				return err;
-			r->samples += batch;
+			r->samples += count;
 		}
 	}
 	return ended ? 0 : 1;
@@ -942,9 +1038,10 @@ static int finish(struct recorder *r, int exit_code)
 			 strerror(-tlr_writer_error(r->w)));
 	snprintf(end, sizeof(end),
 		 "stop_wall_ns=%" PRIu64 "\nstop_tsc=%" PRIu64 "\nreason=%s\n"
-		 "samples=%" PRIu64 "\nproduced=%llu\ndelivered=%llu\nlost=%llu\n"
+		 "samples=%" PRIu64 "\nevents=%" PRIu64 "\nunknown_events=%" PRIu64 "\n"
+		 "produced=%llu\ndelivered=%llu\nlost=%llu\n"
 		 "throttled=%llu\nsideband_lost=%" PRIu64 "\n",
-		 wall_ns(), rdtsc(), r->reason, r->samples,
+		 wall_ns(), rdtsc(), r->reason, r->samples, r->events, r->unknown_events,
 		 (unsigned long long)st.total.produced,
 		 (unsigned long long)st.total.delivered,
 		 (unsigned long long)st.total.lost,
@@ -983,7 +1080,7 @@ static int finish(struct recorder *r, int exit_code)
 			r->samples ? (double)size / r->samples : 0.0);
 	}
 	if (st.total.lost)
-		fprintf(stderr, "tailor: %llu samples were lost (the reader fell behind): try a lower -F or a larger --ring-records\n",
+		fprintf(stderr, "tailor: %llu records were lost (the reader fell behind): try a lower -F or a larger --ring-records\n",
 			(unsigned long long)st.total.lost);
 	return err ? -1 : 0;
 }
@@ -1059,8 +1156,9 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		goto out_child;
 	}
 	raise_fd_limit();
-	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target, !o.no_switches,
-			     !o.no_switches && !o.no_wakeups);
+	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target,
+			     !o.no_switches && !r.module_events,
+			     !o.no_switches && !o.no_wakeups && !r.module_events);
 	if (!r.sb)
 		err_msg(o.command ? "recording without mappings: samples will not map to code" :
 			"recording only the mappings that exist now: code mapped later will not map");

@@ -14,26 +14,20 @@
  * (for each thread of the target), and all events of a CPU share that
  * CPU's ring.
  *
- * The same events report the target's context switches (PERF_RECORD_SWITCH,
- * attr.context_switch), written as SWITCH records for the parallelism
- * view.  Why here and not in tailor.ko: perf emits them from the
- * scheduler's own perf hooks (perf_event_task_sched_out/in), in the
- * switching task's context, for exactly the target's threads and their
- * inherited children; the module would need tracepoint probes looked up
- * by name on every kernel, filtering every switch of the machine.  The
- * cost is their clock: on a stock kernel a switch's perf time is converted
- * to TSC below, and tests/kselftest measures that conversion against
- * rdtsc taken around a blocking call.
- *
- * With switches come wakeups: the sched:sched_waking tracepoint, opened
- * per CPU and thread like the dummy event and writing into the same
- * rings.  It fires in the waker's context, so a wakeup is recorded when
- * one of the target's threads wakes any thread, which is how a worker
- * pool's threads wake each other (the kernel may also fire the woken
- * thread's own event: the report drops such a twin).  Its id comes from tracefs; without tracefs,
- * or without the right to read tracepoints, there are no WAKEUP records
- * and the META says why (the parallelism view then counts a woken thread
- * from its switch in).
+ * With a module older than ABI 5, the same events report the target's
+ * context switches (PERF_RECORD_SWITCH, attr.context_switch), written as
+ * SWITCH records for the parallelism view, and wakeups come from the
+ * sched:sched_waking tracepoint, opened per CPU and thread like the
+ * dummy event and writing into the same rings.  It fires in the waker's
+ * context, so a wakeup is recorded when one of the target's threads wakes
+ * any thread, which is how a worker pool's threads wake each other (the
+ * kernel may also fire the woken thread's own event: the report drops
+ * such a twin).  Its id comes from tracefs; without tracefs, or without
+ * the right to read tracepoints, there are no WAKEUP records and the
+ * META says why (the parallelism view then counts a woken thread from its
+ * switch in).  tailor.ko of ABI 5 writes both itself, from scheduler
+ * probes, on the samples' own TSC and at a fraction of the side-band's
+ * cost (kmod/sched.c says why); record.c then asks for neither here.
  *
  * Times: with the patched kernel the events are stamped with
  * CLOCK_PERF_HW_CLOCK, the TSC itself.  Otherwise perf time is converted

@@ -156,18 +156,22 @@ struct group_part {
 } __attribute__((aligned(64)));
 
 /*
- * For a partitioned merge, each worker's groups are split by key hash
- * into a table per partition as they are found (the two-phase
- * aggregation of Leis et al.), so that a merge task reads its own
- * partition of every worker and nothing else.  There are at least
- * MERGE_PARTITIONS partitions, more with more workers (a power of two
- * >= the workers): one per worker would leave each merge task a table
- * as large as a worker's, which spills out of the core's cache when the
- * groups are many -- measured on 2 workers and 300k groups, 2 partitions
- * folded at 70 ns a group, 16 at 45 -- and small tasks also even out
- * workers that start or run at different speeds.  A locked merge has
- * one partition: a worker's groups are one table, as a naive engine
- * would keep them.
+ * Each worker aggregates into a table of its own, in either mode.  For a
+ * partitioned merge (the two-phase aggregation of Leis et al.), each
+ * worker then scatters its groups by key hash into an array per
+ * partition, in one linear pass, so that a merge task reads its own
+ * partition of every worker and nothing else, without a lock.  There are
+ * at least MERGE_PARTITIONS partitions, more with more workers (a power
+ * of two >= the workers): one per worker would leave each merge task a
+ * table as large as a worker's, which spills out of the core's cache
+ * when the groups are many -- measured on 2 workers and 300k groups, 2
+ * partitions folded at 70 ns a group, 16 at 45 -- and small tasks also
+ * even out workers that start or run at different speeds.  Scattering
+ * after aggregating, rather than aggregating into a table per partition,
+ * keeps the aggregation the same in both modes: under TCG a table per
+ * worker and partition cost 25-50% more CPU there (the emulated TLB), so
+ * the fix's gain in the merge was lost in the query.  A locked merge has
+ * one partition.
  */
 #define MERGE_PARTITIONS	16
 
@@ -175,7 +179,9 @@ struct group_table {
 	long aggregates;
 	int workers, partitions;
 	enum merge_mode mode;
-	struct group_part *parts;	/* worker w's partition p at w * partitions + p */
+	struct group_part *parts;	/* worker w's groups */
+	/* partitioned merge: worker w's groups of partition p at w * partitions + p */
+	struct group_part *scattered;
 	struct group_part merged;	/* all groups, after group_merge */
 	struct group_part *out;		/* partitioned merge: partition p's groups */
 	long *at;			/* partitioned merge: out[p]'s first row in merged */
@@ -221,9 +227,11 @@ void *group_table_new(long aggregates, int workers, uint64_t tag_word)
 		while (t->partitions < MERGE_PARTITIONS || t->partitions < workers)
 			t->partitions *= 2;
 	t->tag_word = tag_word;
-	t->parts = parts_new(sizeof(*t->parts), workers * t->partitions);
-	for (i = 0; i < workers * t->partitions; i++)
+	t->parts = parts_new(sizeof(*t->parts), workers);
+	for (i = 0; i < workers; i++)
 		group_part_init(&t->parts[i]);
+	/* Arrays of rows, no slots: a merge task only reads them. */
+	t->scattered = parts_new(sizeof(*t->scattered), workers * t->partitions);
 	t->out = parts_new(sizeof(*t->out), t->partitions);
 	t->at = calloc((size_t)t->partitions, sizeof(*t->at));
 	if (!t->at)
@@ -242,10 +250,12 @@ void group_table_free(void *ht)
 
 	if (!t)
 		return;
-	for (i = 0; i < t->workers * t->partitions; i++) {
+	for (i = 0; i < t->workers; i++) {
 		free(t->parts[i].rows);
 		free(t->parts[i].slots);
 	}
+	for (i = 0; i < t->workers * t->partitions; i++)
+		free(t->scattered[i].rows);
 	for (i = 0; i < t->partitions; i++) {
 		free(t->out[i].rows);
 		free(t->out[i].slots);
@@ -254,6 +264,7 @@ void group_table_free(void *ht)
 	free(t->merged.slots);
 	pthread_mutex_destroy(&t->lock);
 	free(t->parts);
+	free(t->scattered);
 	free(t->out);
 	free(t->at);
 	free(t);
@@ -349,10 +360,8 @@ static int partition_of(const struct group_table *t, uint64_t h)
 static long *group_find(void *ht, int worker, long key)
 {
 	struct group_table *t = ht;
-	uint64_t h = hash_key(key);
 
-	return group_part_find(&t->parts[worker * t->partitions + partition_of(t, h)],
-			       t->aggregates, key, h);
+	return group_part_find(&t->parts[worker], t->aggregates, key, hash_key(key));
 }
 
 /* Fold the groups of @from into @to, adding up their aggregates. */
@@ -385,9 +394,37 @@ static void merge_locked(void *arg, const struct morsel *m)
 }
 
 /*
- * Partitioned: partition m->begin of every worker into a table of its
- * own.  No other task holds any of its keys, so no lock; sized for all
- * of the partition's groups, it never rehashes.
+ * Partitioned, first: worker m->begin's groups to their partitions'
+ * arrays, counted first so that each is allocated once, in the table's
+ * order.
+ */
+static void scatter_worker(void *arg, const struct morsel *m)
+{
+	struct group_table *t = arg;
+	const struct group_part *from = &t->parts[m->begin];
+	struct group_part *to = &t->scattered[m->begin * t->partitions];
+	long stride = 1 + t->aggregates, i;
+	int p;
+
+	for (p = 0; p < t->partitions; p++)
+		to[p].groups = to[p].cap = 0;
+	for (i = 0; i < from->groups; i++)
+		to[partition_of(t, hash_key(from->rows[i * stride]))].cap++;
+	for (p = 0; p < t->partitions; p++)
+		to[p].rows = must_realloc(to[p].rows,
+					  (size_t)((to[p].cap ? to[p].cap : 1) * stride) * sizeof(long));
+	for (i = 0; i < from->groups; i++) {
+		const long *row = from->rows + i * stride;
+		struct group_part *dst = &to[partition_of(t, hash_key(row[0]))];
+
+		memcpy(dst->rows + dst->groups++ * stride, row, (size_t)stride * sizeof(long));
+	}
+}
+
+/*
+ * Then partition m->begin of every worker into a table of its own.  No
+ * other task holds any of its keys, so no lock; sized for all of the
+ * partition's groups, it never rehashes.
  */
 static void merge_partition(void *arg, const struct morsel *m)
 {
@@ -396,10 +433,10 @@ static void merge_partition(void *arg, const struct morsel *m)
 	int w;
 
 	for (w = 0; w < t->workers; w++)
-		n += t->parts[w * t->partitions + m->begin].groups;
+		n += t->scattered[w * t->partitions + m->begin].groups;
 	group_part_reserve(&t->out[m->begin], t->aggregates, n);
 	for (w = 0; w < t->workers; w++)
-		group_fold(t, &t->out[m->begin], &t->parts[w * t->partitions + m->begin]);
+		group_fold(t, &t->out[m->begin], &t->scattered[w * t->partitions + m->begin]);
 }
 
 /* Then partition m->begin's rows to their region of all the groups. */
@@ -452,6 +489,8 @@ static void group_merge(void *ht)
 		t->merge_wall_ns += monotonic_ns() - start;
 		return;
 	}
+	job.task = scatter_worker;
+	run_tasks(t, &job);
 	job.task = merge_partition;
 	job.rows = t->partitions;
 	run_tasks(t, &job);
