@@ -18,6 +18,12 @@
 #                      (TAILOR_BOX_ACCEL=kvm).
 #   TAILOR_BOX_QEMU    QEMU binary, default qemu-system-x86_64.
 #
+# A line TAILOR-BOX-SINGLESTEP=on (or =off) on the console has QEMU's
+# monitor run "singlestep on" (or off): one guest instruction per
+# translation block, so that a timer interrupt lands after the
+# instruction it interrupted, not at the end of a block (the box's
+# box-singlestep prints it and waits for the change, see box-singlestep.c).
+#
 # Exit status: 0 pass, 1 the run failed (reason on stderr), 2 usage error.
 set -euo pipefail
 export LC_ALL=C
@@ -105,9 +111,25 @@ command -v "$qemu" >/dev/null || usage "'$qemu' not found (install qemu-system-x
 # panic=-1 turns a panic into a reboot, which -no-reboot turns into exit.
 cmdline="console=ttyS0,115200 panic=-1${append:+ $append}"
 
+mkdir -p -- "$(dirname -- "$log")"
+: >"$log"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tailor-boot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# QEMU's human monitor on two FIFOs, $tmp/hmp.in (commands) and
+# $tmp/hmp.out (its replies), which QEMU opens read-write.  This script
+# holds both open too, so that no open or write ever blocks, and drains
+# the replies into $tmp/hmp.log.
+mkfifo "$tmp/hmp.in" "$tmp/hmp.out"
+exec 4<>"$tmp/hmp.in"
+cat <>"$tmp/hmp.out" >"$tmp/hmp.log" &
+hmp_drain=$!
+trap 'kill "$hmp_drain" 2>/dev/null; rm -rf "$tmp"' EXIT
+
 qemu_cmd=(
 	"$qemu" -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -monitor none
+	-chardev "pipe,id=hmp,path=$tmp/hmp" -mon "chardev=hmp,mode=readline"
 	-serial stdio -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 )
@@ -121,11 +143,6 @@ now_us() {
 secs() {
 	printf '%d.%d' $(($1 / 1000000)) $(($1 % 1000000 / 100000))
 }
-
-mkdir -p -- "$(dirname -- "$log")"
-: >"$log"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tailor-boot.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
 # Do not leave QEMU running when we are interrupted or killed: stop it
 # through timeout, which passes the signal on.
@@ -145,17 +162,18 @@ run_qemu() {
 	local rc=0
 
 	timeout --foreground --kill-after=10 "$timeout_s" "${qemu_cmd[@]}" \
-		</dev/null 2>&1 &
+		</dev/null 4>&- 2>&1 &
 	echo $! >"$tmp/pid"
 	wait $! || rc=$?
 	{ echo "$rc" >"$tmp/rc"; } 2>/dev/null	# $tmp is gone if interrupted
 }
 
 # Copies the console to the log and to stdout, minus the serial line's
-# carriage returns, and notes when the payload starts.  A closed stdout must
-# not cut the log short.
+# carriage returns, notes when the payload starts, and passes its
+# single-stepping requests to QEMU's monitor.  A closed stdout must not cut
+# the log short.
 stream_console() {
-	local line started=
+	local line started="" mode
 
 	trap '' PIPE
 	exec 3>>"$log"
@@ -166,6 +184,11 @@ stream_console() {
 		if [ -z "$started" ] && [[ $line == *TAILOR-BOX-START* ]]; then
 			started=1
 			now_us >"$tmp/start"
+		fi
+		if [[ $line =~ TAILOR-BOX-SINGLESTEP=(on|off) ]]; then
+			mode=${BASH_REMATCH[1]}
+			printf 'singlestep %s\n' "$mode" >&4
+			echo "$prog: QEMU told: singlestep $mode" >&2
 		fi
 	done
 }

@@ -93,30 +93,11 @@ static int cpu_exists(int cpu)
 	return access(path, F_OK) == 0;
 }
 
-/* The tracepoint's id from tracefs, or -1. */
-static long tracepoint_id(const char *event)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[256];
-	long id = -1;
-	size_t i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], event);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-	}
-	return id;
-}
-
-/* Writes VALUE to tracefs file REL under the first root that has it; 0 or -1. */
-static int tracefs_write(const char *rel, const char *value)
+/*
+ * tracefs file REL opened with fopen()'s MODE under the first root that
+ * has it (tracefs's own mount, else debugfs's), or NULL with errno set.
+ */
+static FILE *tracefs_open(const char *rel, const char *mode)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char path[256];
@@ -124,19 +105,45 @@ static int tracefs_write(const char *rel, const char *value)
 
 	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		FILE *f;
-		int failed;
 
 		snprintf(path, sizeof(path), "%s/%s", roots[i], rel);
-		f = fopen(path, "we");
-		if (!f)
-			continue;
-		failed = fputs(value, f) == EOF;
-		if (fclose(f) != 0)
-			failed = 1;
-		return failed ? -1 : 0;
+		f = fopen(path, mode);
+		if (f)
+			return f;
 	}
 	errno = ENOENT;
-	return -1;
+	return NULL;
+}
+
+/* The tracepoint's id from tracefs, or -1. */
+static long tracepoint_id(const char *event)
+{
+	char rel[128];
+	long id;
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "events/%s/id", event);
+	f = tracefs_open(rel, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+/* Writes VALUE to tracefs file REL; 0 or -1. */
+static int tracefs_write(const char *rel, const char *value)
+{
+	FILE *f = tracefs_open(rel, "we");
+	int failed;
+
+	if (!f)
+		return -1;
+	failed = fputs(value, f) == EOF;
+	if (fclose(f) != 0)
+		failed = 1;
+	return failed ? -1 : 0;
 }
 
 /*

@@ -44,7 +44,11 @@ done
 echo "== tailor record -- lli-14 -jit-kind=mcjit loops.bc"
 start=$(date +%s)
 export JITDUMPDIR="$out/lli"
+# One instruction per translation block, so that the loops' samples land
+# where they ran (see jit_box_test.sh).
+box-singlestep on
 record lli lli-14 -jit-kind=mcjit "$dir/loops.bc"
+box-singlestep off
 unset JITDUMPDIR
 echo "  $(($(date +%s) - start)) s"
 "$tailor" report -i "$out/lli.rec" -l line -f csv --top 0 >"$out/lli.csv" 2>>"$out/lli.log"

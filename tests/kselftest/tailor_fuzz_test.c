@@ -46,7 +46,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -66,8 +65,6 @@
 #include <sys/wait.h>
 #include "tailor_util.h"
 
-#define FUZZ_GID		4242
-#define FUZZ_UID		4242
 #define MAX_PROCS		8
 #define MAX_THREADS		8
 #define FDS_PER_PROC		12
@@ -901,14 +898,9 @@ static void fuzz_process(unsigned int index, bool privileged)
 	unsigned int i;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (!privileged) {
-		gid_t gid = FUZZ_GID;
-
-		if (setgroups(1, &gid) || setresgid(FUZZ_GID, FUZZ_GID, FUZZ_GID) ||
-		    setresuid(FUZZ_UID, FUZZ_UID, FUZZ_UID)) {
-			perror("tailor_fuzz_test: dropping privileges");
-			_exit(2);
-		}
+	if (!privileged && drop_root_to_test_user()) {
+		perror("tailor_fuzz_test: dropping privileges");
+		_exit(2);
 	}
 	for (i = 0; i < FDS_PER_PROC; i++)
 		files.fd[i] = -1;
@@ -991,13 +983,8 @@ static pid_t spawn_target(unsigned int kind, bool as_user, const char *self, con
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (as_user) {
-			gid_t gid = FUZZ_GID;
-
-			if (setgroups(1, &gid) || setresgid(FUZZ_GID, FUZZ_GID, FUZZ_GID) ||
-			    setresuid(FUZZ_UID, FUZZ_UID, FUZZ_UID))
-				_exit(2);
-		}
+		if (as_user && drop_root_to_test_user())
+			_exit(2);
 		target_main(kind, self, suid);
 	}
 	return pid;
@@ -1092,7 +1079,7 @@ static void *unloader_main(void *arg)
 		if (ret == 0) {
 			__atomic_fetch_add(&sh->unloads, 1, __ATOMIC_RELAXED);
 			usleep((useconds_t)below(&r, 3000));
-			if (tailor_load("open_gid=4242") == 0)
+			if (tailor_load(TAILOR_TEST_OPEN_GID) == 0)
 				__atomic_fetch_add(&sh->loads, 1, __ATOMIC_RELAXED);
 			else
 				violation("tailor.ko could not be loaded again after an unload");
@@ -1239,8 +1226,8 @@ int main(int argc, char **argv)
 		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
 		return 1;
 	}
-	if (tailor_load("open_gid=4242")) {
-		printf("not ok 1 - loading %s with open_gid=4242\n", tailor_ko_path());
+	if (tailor_load(TAILOR_TEST_OPEN_GID)) {
+		printf("not ok 1 - loading %s with " TAILOR_TEST_OPEN_GID "\n", tailor_ko_path());
 		printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
 		return 1;
 	}

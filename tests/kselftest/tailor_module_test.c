@@ -7,13 +7,10 @@
  * tailor.ko loaded with default parameters.  Needs root and the path of
  * tailor.ko in $TAILOR_KO (default /tailor/tailor.ko).
  */
-#include <grp.h>
 #include <sys/stat.h>
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
-#define TEST_GID	4242
-#define TEST_UID	4242
 
 
 /* Back to "loaded, default parameters", whatever the test did. */
@@ -126,22 +123,6 @@ TEST_F(module, killed_reader_leaves_nothing_behind)
 	ASSERT_EQ(0, tailor_load(""));
 }
 
-/* Run @fn as uid/gid TEST_UID in group TEST_GID, no capabilities. */
-static int as_user(int (*fn)(void *), void *arg)
-{
-	gid_t groups[] = { TEST_GID };
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (setgroups(1, groups) || setgid(TEST_GID) || setuid(TEST_UID))
-			_exit(100);
-		_exit(fn(arg));
-	}
-	return wait_exit_code(pid);
-}
-
 static int open_errno(void *arg)
 {
 	int fd = tailor_open();
@@ -158,7 +139,7 @@ TEST_F(module, non_root_refused_by_default)
 
 	ASSERT_EQ(0, stat(TAILOR_DEVICE, &st));
 	ASSERT_EQ(0600, st.st_mode & 0777);
-	ASSERT_EQ(EACCES, as_user(open_errno, NULL));
+	ASSERT_EQ(EACCES, run_as_test_user(open_errno, NULL));
 }
 
 struct user_case {
@@ -210,12 +191,12 @@ TEST_F(module, open_gid_admits_group_with_perf_rules)
 	int go_fd;
 	pid_t pid;
 
-	ASSERT_EQ(0, reload("open_gid=4242"));
+	ASSERT_EQ(0, reload(TAILOR_TEST_OPEN_GID));
 	ASSERT_EQ(0, stat(TAILOR_DEVICE, &st));
 	ASSERT_EQ(0666, st.st_mode & 0777);
 	uc.own_child = spawn_tagged_child(1, 1, &go_fd);
 	ASSERT_LT(0, uc.own_child);
-	EXPECT_EQ(0, as_user(user_checks, &uc));
+	EXPECT_EQ(0, run_as_test_user(user_checks, &uc));
 	go(go_fd);
 	wait_exit_code(uc.own_child);
 	/* Not in the group: refused at open. */

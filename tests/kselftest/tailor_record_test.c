@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <limits.h>
 #include <dirent.h>
-#include <grp.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "tailor_util.h"
@@ -862,7 +861,6 @@ TEST(help_documents_every_option)
 TEST(no_permission_and_no_module)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-o", "/tmp/x.rec", "--", "true", NULL };
-	gid_t groups[] = { 4242 };
 	struct run r;
 	pid_t pid;
 
@@ -873,7 +871,7 @@ TEST(no_permission_and_no_module)
 	if (pid == 0) {
 		int e = open("/tmp/trt.user.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
 
-		if (setgroups(1, groups) || setgid(4242) || setuid(4242))
+		if (drop_root_to_test_user())
 			_exit(100);
 		dup2(e, 2);
 		execv(argv[0], argv);

@@ -13,16 +13,12 @@
  * changes for sessions that do not ask, or clients of ABI 4.
  * Needs tailor.ko loaded and root.
  */
-#include <grp.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
 #define ROUNDS		300
-#define TEST_UID	4242	/* an unprivileged member of open_gid */
-#define TEST_GID	4242
 
 struct pingpong {
 	int ab[2], ba[2];
@@ -417,11 +413,12 @@ TEST(children_followed_only_when_asked)
  * same user's, but not the target) and every other task read 0.  0, or
  * the step that failed.
  */
-static int unprivileged_run(void)
+static int unprivileged_run(void *unused)
 {
 	size_t i, events = 0, named = 0;
 	struct run r;
 
+	(void)unused;
 	if (record_run(PINGPONG, TAILOR_CFG_SWITCHES | TAILOR_CFG_WAKEUPS, &r) || r.exit_code)
 		return 1;
 	for (i = 0; i < r.b.nr; i++) {
@@ -444,21 +441,10 @@ static int unprivileged_run(void)
 
 TEST(unprivileged_sessions_name_only_their_own_threads)
 {
-	gid_t groups[] = { TEST_GID };
-	pid_t pid;
-
 	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, tailor_unload());
-	ASSERT_EQ(0, tailor_load("open_gid=4242"));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		if (setgroups(1, groups) || setgid(TEST_GID) || setuid(TEST_UID) ||
-		    prctl(PR_SET_DUMPABLE, 1))
-			_exit(100);
-		_exit(unprivileged_run());
-	}
-	EXPECT_EQ(0, wait_exit_code(pid));
+	ASSERT_EQ(0, tailor_load(TAILOR_TEST_OPEN_GID));
+	EXPECT_EQ(0, run_as_test_user(unprivileged_run, NULL));
 	ASSERT_EQ(0, tailor_unload());
 	ASSERT_EQ(0, tailor_load(""));
 }

@@ -10,9 +10,7 @@
  * open_gid refused a setuid process.  Needs root and $TAILOR_KO (default
  * /tailor/tailor.ko); leaves tailor.ko loaded with its defaults.
  */
-#include <grp.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include "tailor_util.h"
@@ -21,8 +19,6 @@
 #define STRESS_TAG	0x5157
 #define PATTERN		0xaaaaaaaaaaaaaaaaull
 #define NR_SESSIONS	64
-#define TEST_UID	4242
-#define TEST_GID	4242
 
 /* Every sample of a stopped session: delivered, lost or still queued. */
 static void expect_all_counted(struct __test_metadata *_metadata, int fd, size_t read_back)
@@ -352,8 +348,9 @@ static bool became_root(pid_t pid)
  * setuid program; the session then ends by itself, and a new one is
  * refused.  0, or the step that failed.
  */
-static int user_vs_setuid(const char *suid)
+static int user_vs_setuid(void *suid_path)
 {
+	const char *suid = suid_path;
 	struct tailor_config cfg;
 	struct tailor_stats st;
 	int p[2], fd = tailor_open(), fd2 = tailor_open(), ret = 0, i;
@@ -400,27 +397,13 @@ static int user_vs_setuid(const char *suid)
 
 TEST(member_of_open_gid_refused_a_setuid_process)
 {
-	gid_t groups[] = { TEST_GID };
 	char suid[4096 + 32];
-	pid_t pid;
 
 	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, setuid_copy_of_self("tailor-stress-suid", suid, sizeof(suid)));
 	ASSERT_EQ(0, tailor_unload());
-	ASSERT_EQ(0, tailor_load("open_gid=4242"));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		/*
-		 * Dropping root makes a process undumpable, and its children
-		 * with it: a login's processes are dumpable, so this one is.
-		 */
-		if (setgroups(1, groups) || setgid(TEST_GID) || setuid(TEST_UID) ||
-		    prctl(PR_SET_DUMPABLE, 1))
-			_exit(100);
-		_exit(user_vs_setuid(suid));
-	}
-	EXPECT_EQ(0, wait_exit_code(pid));
+	ASSERT_EQ(0, tailor_load(TAILOR_TEST_OPEN_GID));
+	EXPECT_EQ(0, run_as_test_user(user_vs_setuid, suid));
 	unlink(suid);
 	ASSERT_EQ(0, tailor_unload());
 	ASSERT_EQ(0, tailor_load(""));

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -283,6 +285,46 @@ static inline int tailor_load(const char *params)
 static inline bool tailor_loaded(void)
 {
 	return access("/sys/module/tailor", F_OK) == 0;
+}
+
+/* The unprivileged user of the tests that load tailor.ko with open_gid. */
+#define TAILOR_TEST_UID		4242
+#define TAILOR_TEST_GID		4242
+#define TAILOR_TEST_OPEN_GID	"open_gid=4242"
+
+/*
+ * Become TAILOR_TEST_UID in group TAILOR_TEST_GID, real, effective and
+ * saved, with no capabilities left: 0 or -1.
+ */
+static inline int drop_root_to_test_user(void)
+{
+	gid_t groups[] = { TAILOR_TEST_GID };
+
+	if (setgroups(1, groups) ||
+	    setresgid(TAILOR_TEST_GID, TAILOR_TEST_GID, TAILOR_TEST_GID) ||
+	    setresuid(TAILOR_TEST_UID, TAILOR_TEST_UID, TAILOR_TEST_UID))
+		return -1;
+	return 0;
+}
+
+/*
+ * @fn(@arg) in a child as the test user: its exit code, 100 if dropping
+ * root failed.  Dropping root makes a process undumpable, and its
+ * children with it; a login's processes are dumpable, so this one is
+ * made dumpable again.
+ */
+static inline int run_as_test_user(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (drop_root_to_test_user() || prctl(PR_SET_DUMPABLE, 1))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	return wait_exit_code(pid);
 }
 
 /*

@@ -773,7 +773,6 @@ static int write_event(struct recorder *r, const uint8_t *slot)
 		r->unknown_events++;
 		return 0;
 	}
-	r->events++;
 	switch (tailor_ev_kind(word)) {
 	case TAILOR_EV_SWITCH_OUT:
 	case TAILOR_EV_SWITCH_IN: {
@@ -793,6 +792,7 @@ static int write_event(struct recorder *r, const uint8_t *slot)
 			if (tailor_ev_flags(word) & TAILOR_EVF_PREEMPTED)
 				sw.flags |= TLR_SWITCH_PREEMPTED;
 		}
+		r->events++;
 		return tlr_write(r->w, TLR_SWITCH, parts, lens, 1);
 	}
 	case TAILOR_EV_WAKEUP: {
@@ -805,10 +805,10 @@ static int write_event(struct recorder *r, const uint8_t *slot)
 		const void *parts[1] = { &wk };
 		size_t lens[1] = { sizeof(wk) };
 
+		r->events++;
 		return tlr_write(r->w, TLR_WAKEUP, parts, lens, 1);
 	}
 	}
-	r->events--;
 	r->unknown_events++;
 	return 0;
 }
