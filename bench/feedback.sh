@@ -8,9 +8,10 @@
 # For each query and scale:
 #   1. the loop: a run at the default level (-O2) is profiled and reported
 #      (tailor report --level pipeline -f json); the next run compiles
-#      with --feedback PROFILE --feedback-times TIMES of the previous one,
-#      under perf again, and so on until a run's levels equal the run's
-#      before it: that count of feedback runs is "iterations" (at most
+#      with --feedback PROFILE --feedback-times TIMES of every run before
+#      it (the engine judges a level some run measured by what it
+#      measured), under perf again, and so on until a run's levels equal
+#      the run's before it: that count of feedback runs is "iterations" (at most
 #      FEEDBACK_MAX_ITER; "no" if they never repeat, the last levels are
 #      then measured);
 #   2. the measurement: FEEDBACK_ROUNDS rounds, each a run without and a
@@ -82,19 +83,21 @@ for scale in $scales; do
 		profiled "$dir" 0 -s "$scale" "$q"
 		levels=$(field "$dir/times0" opt)
 		iter=no
+		history=()
 		for i in $(seq 1 "$max_iter"); do
-			profiled "$dir" "$i" -s "$scale" --feedback "$dir/profile$((i - 1)).json" \
-				--feedback-times "$dir/times$((i - 1))" "$q"
+			history+=(--feedback "$dir/profile$((i - 1)).json"
+				--feedback-times "$dir/times$((i - 1))")
+			profiled "$dir" "$i" -s "$scale" "${history[@]}" "$q"
 			now=$(field "$dir/times$i" opt)
 			echo "   iteration $i: $now" >&2
-			last=$i
 			if [ "$now" = "$levels" ] && [ "$i" -gt 1 ]; then
 				iter=$((i - 1))
 				break
 			fi
 			levels=$now
 		done
-		fb=(--feedback "$dir/profile$((last - 1)).json" --feedback-times "$dir/times$((last - 1))")
+		# Every profile up to the last run's: they chose its levels.
+		fb=("${history[@]}")
 		echo "== $q at scale $scale: $rounds rounds without and with feedback ($levels)" >&2
 		for r in $(seq 1 "$rounds"); do
 			if [ $((r % 2)) = 1 ]; then

@@ -14,12 +14,15 @@
 #     spans -O0 (no samples) to -O3 (hours of them); a profile taken at
 #     -O0 with twice the samples, said so by --feedback-times, stands for
 #     the same CPU time at -O2 (the priors' factor of 2);
+#   - memory: given a second profiled run, at -O3, the level goes back to
+#     -O2 if that run measured -O3 slower, and stays if faster;
 #   - names: a profile of one query serves a run of two (names prefixed
 #     with the query), and one of another query changes nothing, saying so;
 #   - bad input: not JSON (with the offset), another level, no sample_ns,
 #     samples that are not CPU time,
 #     a bad --times line, a missing file: exit 1 and a message naming
-#     the file; --feedback-times alone or --backend llvm: exit 2.
+#     the file; --feedback-times alone, before its --feedback or twice
+#     for one, or --backend llvm: exit 2.
 # TAILOR_ENGINE: the engine to test (the ASan/UBSan build, say).
 #
 # Prints TAP and a "# Totals:" line.
@@ -186,6 +189,24 @@ else
 	not_ok "400 samples at -O0: $(at_o2 t0) ms at -O2; 200 at -O2: $(at_o2 m200) (want 50.00)" "$work/t0.out"
 fi
 
+# Memory: a level some run measured is judged by what it measured.  With
+# 2000000 samples at -O2 pipeline 2 goes to -O3 on the priors (above); a
+# second run at -O3 that took 20% longer than the first brings it back to
+# -O2, and one that took 20% less keeps it at -O3.
+sed 's/opt=[^ ]*/opt=1:O2,2:O3,3:O2/' "$work/times0" >"$work/times-o3"
+for after in 2400000 1600000; do
+	with_samples "$work/p$after.json" $after
+	run "h$after" -s 0.002 -r 0 --feedback "$work/p2000000.json" --feedback-times "$work/times0" \
+		--feedback "$work/p$after.json" --feedback-times "$work/times-o3" sfja
+done
+hist_level() { sed -n 's/^feedback: sfja pipeline 2: .*: -\(O[0-3]\).*/\1/p' "$work/$1.out"; }
+if [ "$(hist_level h2400000)" = O2 ] && [ "$(hist_level h1600000)" = O3 ] &&
+	grep -q '^feedback: sfja pipeline 2: 2400000 samples, .* at -O3 .*, measured -O2 [0-9.]* ms, -O3 [0-9.]* ms: -O2 ' "$work/h2400000.out"; then
+	ok "two profiled runs: -O3 measured slower than -O2 goes back to -O2, measured faster stays at -O3"
+else
+	not_ok "two profiled runs: -O3 20% slower gave -$(hist_level h2400000), 20% faster -$(hist_level h1600000) (want O2, O3)" "$work/h2400000.out"
+fi
+
 # Names: a profile of sfja serves a run of two queries; one of fig3 does not.
 if run two -s 0.002 -r 0 --feedback "$work/profile.json" sfja q1 && [ "$(grep -c '^feedback: sfja pipeline' "$work/two.out")" -eq 3 ] &&
 	grep -q '^feedback: q1: the profile names none of its 2 pipelines' "$work/two.out" &&
@@ -234,8 +255,13 @@ refused 1 "bad.times: line 1: not a line of tailor-engine --times" "times withou
 	--feedback "$work/profile.json" --feedback-times "$work/bad.times" sfja
 refused 1 "cannot open the profile $work/nothing.json" "a missing profile" \
 	--feedback "$work/nothing.json" sfja
-refused 2 "--feedback-times $work/times0 needs --feedback" "--feedback-times alone" \
+refused 2 "--feedback-times $work/times0 needs --feedback PROFILE before it" "--feedback-times alone" \
 	--feedback-times "$work/times0" sfja
+refused 2 "--feedback-times $work/times0 needs --feedback PROFILE before it" "--feedback-times before its --feedback" \
+	--feedback-times "$work/times0" --feedback "$work/profile.json" sfja
+refused 2 "--feedback-times $work/times-o3: the --feedback before it has its times already" \
+	"two --feedback-times for one --feedback" \
+	--feedback "$work/profile.json" --feedback-times "$work/times0" --feedback-times "$work/times-o3" sfja
 if [ -f "$(dirname "$engine")/tailor-engine-llvm.so" ]; then
 	refused 2 "not with --backend llvm" "--feedback with --backend llvm" \
 		--backend c --feedback "$work/profile.json" --backend llvm sfja

@@ -16,7 +16,12 @@
  *    in one file, sfja).
  * The compile costs are scaled by the profiled run's measured compile
  * time where --feedback-times gives it, so a slower host scales them.
- * The execution times are never priors: they are the profile's.
+ * The execution times are never priors: they are the profiles'.  A level
+ * no profiled run measured gets the runs' time normalized to -O2 by
+ * exec_factor, times its own factor; a level a run measured gets what it
+ * measured, since the factors are means over queries and a pipeline
+ * spending its time in the precompiled runtime (groups' hash table) gains
+ * nothing at -O3.
  */
 static const double exec_factor[FB_NR_LEVELS] = { 2.0, 1.1, 1.0, 0.9 };
 static const double compile_line_ns[FB_NR_LEVELS] = { 0, 0.25e6, 0.58e6, 0.62e6 };
@@ -51,72 +56,132 @@ static const struct fb_row *find_row(const struct fb_profile *prof, const char *
 	return plain ? plain : with_query;
 }
 
-int fb_choose(struct lowered *l, const struct fb_profile *prof, const struct fb_times *times,
+/*
+ * The entry of the profiled run @in's --times for the query of @l, or
+ * NULL: none given, or one of another shape (said so on @log).
+ */
+static const struct fb_times_query *times_of(const struct fb_input *in,
+					     const struct lowered *l, FILE *log)
+{
+	const char *query = l->plan->query;
+	int k;
+
+	if (!in->have_times)
+		return NULL;
+	for (k = 0; k < in->times.nr_queries; k++) {
+		const struct fb_times_query *tq = &in->times.queries[k];
+
+		if (strcmp(tq->name, query))
+			continue;
+		if (tq->nr_pipelines == l->nr_done)
+			return tq;
+		fprintf(log, "feedback: %s: --feedback-times %s has %d pipelines, the query %d; "
+			"its times are not used\n", query, in->times_path, tq->nr_pipelines,
+			l->nr_done);
+		return NULL;
+	}
+	return NULL;
+}
+
+int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	      const struct fb_run *run, FILE *log)
 {
-	const struct fb_times_query *tq = NULL;
-	const struct fb_row *rows[LOWER_MAX_PIPELINES];
+	const struct fb_times_query *tq[FB_MAX_INPUTS];
+	const struct fb_row *rows[FB_MAX_INPUTS][LOWER_MAX_PIPELINES];
 	const char *query = l->plan->query;
-	double scale = 1, predicted = compile_fixed_ns;
-	long prof_execs = run->executions;
-	int k, level, found = 0;
+	double compile_ns = 0, predicted_ns = 0, scale = 1;
+	int i, k, level, found = 0;
 	char name[LOWER_NAME_MAX];
 
-	for (k = 0; times && k < times->nr_queries; k++)
-		if (!strcmp(times->queries[k].name, query))
-			tq = &times->queries[k];
-	if (tq && tq->nr_pipelines != l->nr_done) {
-		fprintf(log, "feedback: %s: --feedback-times has %d pipelines, the query %d; "
-			"its times are not used\n", query, tq->nr_pipelines, l->nr_done);
-		tq = NULL;
-	}
+	if (nr_in > FB_MAX_INPUTS)
+		nr_in = FB_MAX_INPUTS;
+	for (i = 0; i < nr_in; i++)
+		tq[i] = times_of(&in[i], l, log);
 	for (k = 0; k < l->nr_done; k++) {
+		int named = 0;
+
 		lower_pipeline_name(l, k, name, sizeof(name));
-		rows[k] = find_row(prof, query, name, run->prefixed);
-		found += rows[k] != NULL;
+		for (i = 0; i < nr_in; i++) {
+			rows[i][k] = find_row(&in[i].profile, query, name, run->prefixed);
+			named |= rows[i][k] != NULL;
+		}
+		found += named;
 	}
 	if (!found) {
 		fprintf(log, "feedback: %s: the profile names none of its %d pipelines; compiled "
 			"as without feedback\n", query, l->nr_done);
 		return 0;
 	}
-	if (tq) {
-		/* Scale the compile priors to this host: measured against predicted. */
+	/* Scale the compile priors to this host: measured against predicted. */
+	for (i = 0; i < nr_in; i++) {
+		if (!tq[i])
+			continue;
+		compile_ns += tq[i]->compile_ns;
+		predicted_ns += compile_fixed_ns;
 		for (k = 0; k < l->nr_done; k++) {
 			const struct pipeline *p = &l->pipelines[l->order[k]];
 
-			predicted += (double)(p->nr_lines + p->nr_finish) *
-				     compile_line_ns[tq->opt[k]];
+			predicted_ns += (double)(p->nr_lines + p->nr_finish) *
+					compile_line_ns[tq[i]->opt[k]];
 		}
-		scale = tq->compile_ns / predicted;
-		prof_execs = tq->executions;
 	}
+	if (predicted_ns > 0)
+		scale = compile_ns / predicted_ns;
 	for (k = 0; k < l->nr_done; k++) {
 		struct pipeline *p = &l->pipelines[l->order[k]];
-		int ran_at = tq ? tq->opt[k] : FB_DEFAULT_LEVEL, best = FB_DEFAULT_LEVEL;
+		const struct fb_input *last = &in[nr_in - 1];
+		int last_at = tq[nr_in - 1] ? tq[nr_in - 1]->opt[k] : FB_DEFAULT_LEVEL;
+		int best = FB_DEFAULT_LEVEL, nr_measured[FB_NR_LEVELS] = { 0 };
 		double lines = (double)(p->nr_lines + p->nr_finish);
-		double samples = rows[k] ? rows[k]->samples : 0;
-		/* CPU time of one execution at -O2, and the wall time it stands for. */
-		double cpu = samples * prof->sample_ns / (double)prof_execs / exec_factor[ran_at];
-		double wall = cpu / (p->source >= 0 ? run->threads : 1);
-		double cost[FB_NR_LEVELS];
+		double last_samples = rows[nr_in - 1][k] ? rows[nr_in - 1][k]->samples : 0;
+		double measured[FB_NR_LEVELS] = { 0 }, cost[FB_NR_LEVELS], at_o2 = 0;
+		char seen[160] = "";
+		size_t len = 0;
 
-		for (level = 0; level < FB_NR_LEVELS; level++)
+		/* CPU time of one execution at the level each run compiled it at. */
+		for (i = 0; i < nr_in; i++) {
+			int ran_at = tq[i] ? tq[i]->opt[k] : FB_DEFAULT_LEVEL;
+			long execs = tq[i] ? tq[i]->executions : run->executions;
+			double samples = rows[i][k] ? rows[i][k]->samples : 0;
+			double cpu = samples * in[i].profile.sample_ns / (double)execs;
+
+			measured[ran_at] += cpu;
+			nr_measured[ran_at]++;
+			at_o2 += cpu / exec_factor[ran_at];
+		}
+		at_o2 /= nr_in;
+		for (level = 0; level < FB_NR_LEVELS; level++) {
+			/* What a run measured at a level beats the prior for it. */
+			double cpu = nr_measured[level] ? measured[level] / nr_measured[level]
+							: at_o2 * exec_factor[level];
+			/* A split pipeline's wall time is its CPU time over the workers. */
+			double wall = cpu / (p->source >= 0 ? run->threads : 1);
+
 			cost[level] = scale * lines * compile_line_ns[level] +
-				      (double)run->executions * wall * exec_factor[level];
+				      (double)run->executions * wall;
+			if (nr_in > 1 && nr_measured[level] && len < sizeof(seen))
+				len += (size_t)snprintf(seen + len, sizeof(seen) - len,
+							"%s-%s %.2f ms", len ? ", " : ", measured ",
+							fb_level_name(level),
+							measured[level] / nr_measured[level] / 1e6);
+		}
 		/* Ties keep -O2, the level without feedback. */
 		for (level = 0; level < FB_NR_LEVELS; level++)
 			if (cost[level] < cost[best])
 				best = level;
 		p->opt = best;
 		fprintf(log, "feedback: %s pipeline %d: %.0f samples, %.2f ms CPU a run at -%s "
-			"(%.2f ms at -O2), %.0f lines: -%s%s (expected %.1f ms compile + run, "
-			"%.1f ms at -O2)\n", query, k + 1, samples,
-			cpu * exec_factor[ran_at] / 1e6, fb_level_name(ran_at), cpu / 1e6, lines,
-			fb_level_name(best), best == 3 ? " -march=native" : "", cost[best] / 1e6,
+			"(%.2f ms at -O2), %.0f lines%s: -%s%s (expected %.1f ms compile + run, "
+			"%.1f ms at -O2)\n", query, k + 1, last_samples,
+			last_samples * last->profile.sample_ns /
+			(double)(tq[nr_in - 1] ? tq[nr_in - 1]->executions : run->executions) / 1e6,
+			fb_level_name(last_at), at_o2 / 1e6, lines, seen, fb_level_name(best),
+			best == 3 ? " -march=native" : "", cost[best] / 1e6,
 			cost[FB_DEFAULT_LEVEL] / 1e6);
 	}
-	if (!prof->complete)
-		fprintf(log, "feedback: the profile's recording was not read to its end\n");
+	for (i = 0; i < nr_in; i++)
+		if (!in[i].profile.complete)
+			fprintf(log, "feedback: profile %d's recording was not read to its end\n",
+				i + 1);
 	return found;
 }

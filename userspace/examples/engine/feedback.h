@@ -5,7 +5,9 @@
  * how much CPU time each pipeline of a previous run took; the engine then
  * compiles each pipeline at the GCC optimization level that minimizes its
  * expected compile time plus execution time: cold pipelines cheaply, hot
- * ones at -O3 -march=native.
+ * ones at -O3 -march=native.  The profiles of the runs that followed
+ * teach it what each level it tried measured, so a level that ran slower
+ * than its prior promised is not chosen again on the prior.
  */
 #ifndef ENGINE_FEEDBACK_H
 #define ENGINE_FEEDBACK_H
@@ -70,13 +72,26 @@ struct fb_run {
 	int prefixed;			/* the dictionary prefixes names with the query */
 };
 
+/* A profiled run: its profile and, where given, its --times. */
+struct fb_input {
+	struct fb_profile profile;
+	struct fb_times times;
+	int have_times;
+	const char *times_path;		/* for messages */
+};
+
+#define FB_MAX_INPUTS	16	/* --feedback given this many times at most */
+
 /*
  * Choose each pipeline's level of the lowered query @l (sets
- * pipelines[].opt) from @prof and, where given, the profiled run's
- * @times, printing one line per pipeline to @log.  Returns the number of
- * pipelines the profile names (0: the query keeps the default levels).
+ * pipelines[].opt) from the profiled runs @in[0..@nr_in), oldest first,
+ * printing one line per pipeline to @log.  A level a run measured is
+ * judged by what it measured (the mean where several did); a level none
+ * ran is judged by the priors, from the runs' CPU time normalized to -O2.
+ * Returns the number of pipelines the profiles name (0: the query keeps
+ * the default levels).
  */
-int fb_choose(struct lowered *l, const struct fb_profile *prof, const struct fb_times *times,
+int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	      const struct fb_run *run, FILE *log);
 
 /* "O2" for level 2. */

@@ -129,12 +129,17 @@ static const char usage_text[] =
 "                        --format json (docs/exports.md).  Pipelines are\n"
 "                        found by name; one the profile does not name had\n"
 "                        no samples.  Prints each choice and why; --times\n"
-"                        then says opt=PIPELINE:LEVEL,...  C backend only\n"
-"      --feedback-times FILE  the profiled run's --times: the levels it ran\n"
-"                        at (default -O2), its executions and its compile\n"
+"                        then says opt=PIPELINE:LEVEL,...  C backend only.\n"
+"                        Given again, for the runs that followed (oldest\n"
+"                        first, up to 16), a level some run measured is\n"
+"                        judged by what it measured, the others by priors\n"
+"      --feedback-times FILE  the --times of the run profiled by the\n"
+"                        --feedback before it: the levels it ran at\n"
+"                        (default -O2), its executions and its compile\n"
 "                        time, which scales the compile-cost model to this\n"
-"                        host.  Repeating --feedback with the new run's\n"
-"                        profile and times converges (bench/feedback.sh)\n"
+"                        host.  Feeding back each new run's profile and\n"
+"                        times with the earlier ones converges\n"
+"                        (bench/feedback.sh)\n"
 "  -r, --rows N          result rows to print per query (default 10)\n"
 "  -h, --help            this text\n"
 "\n"
@@ -155,7 +160,9 @@ struct options {
 	enum ea_profiler profiler;	/* --profiler */
 	int dict_or_times_given;	/* -d or -t: not with --explain-analyze */
 	enum merge_mode merge;
-	const char *feedback, *feedback_times;	/* --feedback, --feedback-times */
+	/* --feedback and the --feedback-times that followed each, oldest first. */
+	const char *feedback[FB_MAX_INPUTS], *feedback_times[FB_MAX_INPUTS];
+	int nr_feedback;
 	long repeat;
 	const char *queries[MAX_QUERIES];
 	int nr_queries;
@@ -335,10 +342,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->count_rows = 1;
 			break;
 		case 'F':
-			o->feedback = optarg;
+			if (o->nr_feedback == FB_MAX_INPUTS)
+				return usage_error("--feedback %s: given more than 16 times",
+						   optarg);
+			o->feedback[o->nr_feedback++] = optarg;
 			break;
 		case 'T':
-			o->feedback_times = optarg;
+			if (!o->nr_feedback)
+				return usage_error("--feedback-times %s needs --feedback PROFILE "
+						   "before it", optarg);
+			if (o->feedback_times[o->nr_feedback - 1])
+				return usage_error("--feedback-times %s: the --feedback before it "
+						   "has its times already", optarg);
+			o->feedback_times[o->nr_feedback - 1] = optarg;
 			break;
 		case 'A':
 			o->explain_analyze = 1;
@@ -411,9 +427,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->nr_queries)
 		o->queries[o->nr_queries++] = "fig3";
-	if (o->feedback_times && !o->feedback)
-		return usage_error("--feedback-times %s needs --feedback PROFILE", o->feedback_times);
-	if (o->feedback && o->backend == LOWER_BACKEND_LLVM)
+	if (o->nr_feedback && o->backend == LOWER_BACKEND_LLVM)
 		return usage_error("--feedback chooses GCC's optimization level per pipeline: "
 				   "%s", "not with --backend llvm");
 	if (o->explain_analyze) {
@@ -436,7 +450,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 static int run_explain_analyze(const struct options *o)
 {
 	static char scale[32], repeat[32], threads[32], extra[MAX_EXTRA][128];
-	const char *args[16 + 2 * MAX_EXTRA];
+	const char *args[16 + 2 * MAX_EXTRA + 4 * FB_MAX_INPUTS];
 	struct plan plan;
 	struct ea_request req;
 	const struct query_def *def = query_find(o->queries[0]);
@@ -466,13 +480,13 @@ static int run_explain_analyze(const struct options *o)
 	}
 	args[n++] = "--merge";
 	args[n++] = merge_mode_name(o->merge);
-	if (o->feedback) {
+	for (i = 0; i < o->nr_feedback; i++) {
 		args[n++] = "--feedback";
-		args[n++] = o->feedback;
-	}
-	if (o->feedback_times) {
-		args[n++] = "--feedback-times";
-		args[n++] = o->feedback_times;
+		args[n++] = o->feedback[i];
+		if (o->feedback_times[i]) {
+			args[n++] = "--feedback-times";
+			args[n++] = o->feedback_times[i];
+		}
 	}
 	for (i = 0; i < o->nr_extra; i++) {
 		snprintf(extra[i], sizeof(extra[i]), "%s=%llu", o->extra_op[i],
@@ -596,29 +610,29 @@ static void build_plan(struct query_run *q, const char *name, const struct optio
 	}
 }
 
-/* --feedback's inputs, read once for every query. */
-struct feedback_in {
-	struct fb_profile profile;
-	struct fb_times times;
-	int have_times;
-};
+_Static_assert(FB_MAX_INPUTS == 16, "--feedback's usage message says 16");
 
-/* Released at exit, whichever path main() leaves by. */
-static struct feedback_in feedback;
+/* --feedback's inputs, read once for every query; released at exit. */
+static struct fb_input feedback[FB_MAX_INPUTS];
+static int nr_feedback;
 
 static void feedback_release(void)
 {
-	fb_profile_free(&feedback.profile);
-	fb_times_free(&feedback.times);
+	int i;
+
+	for (i = 0; i < nr_feedback; i++) {
+		fb_profile_free(&feedback[i].profile);
+		fb_times_free(&feedback[i].times);
+	}
 }
 
 /*
  * Lower, write, compile and load the plan built by build_plan(), at the
- * levels @fb (when not NULL) leads to.
+ * levels the profiled runs @fb[0..@nr_fb) lead to.
  */
 static int prepare_query(struct query_run *q, const char *name, const struct options *o,
 			 const struct database *db, struct dict_levels *lv, const char *dir,
-			 const struct feedback_in *fb)
+			 const struct fb_input *fb, int nr_fb)
 {
 	bool native = false;
 	uint64_t t0;
@@ -626,12 +640,11 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 
 	if (lower_plan(&q->low, &q->plan, db, lv, o->count_rows))
 		return -1;
-	if (fb) {
+	if (nr_fb) {
 		struct fb_run run = { .executions = (long)o->clients * o->repeat,
 				      .threads = o->threads, .prefixed = lv->prefix_names };
 
-		fb_choose(&q->low, &fb->profile, fb->have_times ? &fb->times : NULL, &run,
-			  stdout);
+		fb_choose(&q->low, fb, nr_fb, &run, stdout);
 		for (k = 0; k < q->low.nr_done; k++)
 			native |= q->low.pipelines[q->low.order[k]].opt == FB_NR_LEVELS - 1;
 	}
@@ -1030,12 +1043,19 @@ int main(int argc, char **argv)
 					   "several (--explain shows them)", o.extra_op[i]);
 	}
 	atexit(feedback_release);
-	if (o.feedback && fb_profile_read(&feedback.profile, o.feedback))
-		return 1;
-	if (o.feedback_times) {
-		if (fb_times_read(&feedback.times, o.feedback_times))
+	for (; nr_feedback < o.nr_feedback; nr_feedback++) {
+		struct fb_input *in = &feedback[nr_feedback];
+
+		if (fb_profile_read(&in->profile, o.feedback[nr_feedback]))
 			return 1;
-		feedback.have_times = 1;
+		in->times_path = o.feedback_times[nr_feedback];
+		if (in->times_path) {
+			if (fb_times_read(&in->times, in->times_path)) {
+				nr_feedback++;	/* released at exit with the others */
+				return 1;
+			}
+			in->have_times = 1;
+		}
 	}
 	if (make_work_dir(&o, dir, sizeof(dir)) || dict_setup(&levels, &o, part_task))
 		return 1;
@@ -1067,7 +1087,7 @@ int main(int argc, char **argv)
 	saved_word = tailor_tag_word_set(part_task[PART_CODEGEN] << LOWER_WORD_TASK_SHIFT);
 	for (i = 0; i < o.nr_queries; i++)
 		if (prepare_query(&runs[i], o.queries[i], &o, &db, &levels, dir,
-				  o.feedback ? &feedback : NULL)) {
+				  feedback, nr_feedback)) {
 			tailor_tag_word_restore(saved_word);
 			tailor_tag_restore(saved);
 			return 1;
