@@ -15,7 +15,8 @@
 #     -O0 with twice the samples, said so by --feedback-times, stands for
 #     the same CPU time at -O2 (the priors' factor of 2);
 #   - memory: given a second profiled run, at -O3, the level goes back to
-#     -O2 if that run measured -O3 slower, and stays if faster;
+#     -O2 if that run measured -O3 slower, and stays if faster; a profile
+#     of another query in the history changes nothing;
 #   - names: a profile of one query serves a run of two (names prefixed
 #     with the query), and one of another query changes nothing, saying so;
 #   - bad input: not JSON (with the offset), another level, no sample_ns,
@@ -205,6 +206,21 @@ if [ "$(hist_level h2400000)" = O2 ] && [ "$(hist_level h1600000)" = O3 ] &&
 	ok "two profiled runs: -O3 measured slower than -O2 goes back to -O2, measured faster stays at -O3"
 else
 	not_ok "two profiled runs: -O3 20% slower gave -$(hist_level h2400000), 20% faster -$(hist_level h1600000) (want O2, O3)" "$work/h2400000.out"
+fi
+
+# A profile that names none of the query's pipelines (of another query) in
+# the history changes nothing: the choices equal those of the rest alone.
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); [r.update(name="pipeline 1: Elsewhere#1 scan") for r in p["rows"]]; json.dump(p, sys.stdout)' \
+	"$work/p2000000.json" >"$work/elsewhere.json"
+run alone -s 0.002 -r 0 --feedback "$work/p2000000.json" --feedback-times "$work/times0" sfja
+run mixed -s 0.002 -r 0 --feedback "$work/elsewhere.json" --feedback "$work/p2000000.json" \
+	--feedback-times "$work/times0" sfja
+if [ "$(grep -c '^feedback: sfja pipeline' "$work/alone.out")" -eq 3 ] &&
+	diff <(grep '^feedback: sfja pipeline' "$work/alone.out") \
+		<(grep '^feedback: sfja pipeline' "$work/mixed.out") >"$work/mixed.diff"; then
+	ok "a profile of another query in the history changes no choice"
+else
+	not_ok "a profile of another query in the history changed the choices" "$work/mixed.diff"
 fi
 
 # Names: a profile of sfja serves a run of two queries; one of fig3 does not.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Profiles fed back into compilation (see feedback.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "feedback.h"
@@ -90,7 +91,8 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	const struct fb_row *rows[FB_MAX_INPUTS][LOWER_MAX_PIPELINES];
 	const char *query = l->plan->query;
 	double compile_ns = 0, predicted_ns = 0, scale = 1;
-	int i, k, level, found = 0;
+	int i, k, level, found = 0, last = -1, nr_used = 0;
+	bool used[FB_MAX_INPUTS] = { false };
 	char name[LOWER_NAME_MAX];
 
 	if (nr_in > FB_MAX_INPUTS)
@@ -104,9 +106,16 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		for (i = 0; i < nr_in; i++) {
 			rows[i][k] = find_row(&in[i].profile, query, name, run->prefixed);
 			named |= rows[i][k] != NULL;
+			used[i] |= rows[i][k] != NULL;
 		}
 		found += named;
 	}
+	/* A profile that names none of the query's pipelines is of another query. */
+	for (i = 0; i < nr_in; i++)
+		if (used[i]) {
+			last = i;
+			nr_used++;
+		}
 	if (!found) {
 		fprintf(log, "feedback: %s: the profile names none of its %d pipelines; compiled "
 			"as without feedback\n", query, l->nr_done);
@@ -114,7 +123,7 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	}
 	/* Scale the compile priors to this host: measured against predicted. */
 	for (i = 0; i < nr_in; i++) {
-		if (!tq[i])
+		if (!used[i] || !tq[i])
 			continue;
 		compile_ns += tq[i]->compile_ns;
 		predicted_ns += compile_fixed_ns;
@@ -129,11 +138,11 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		scale = compile_ns / predicted_ns;
 	for (k = 0; k < l->nr_done; k++) {
 		struct pipeline *p = &l->pipelines[l->order[k]];
-		const struct fb_input *last = &in[nr_in - 1];
-		int last_at = tq[nr_in - 1] ? tq[nr_in - 1]->opt[k] : FB_DEFAULT_LEVEL;
+		int last_at = tq[last] ? tq[last]->opt[k] : FB_DEFAULT_LEVEL;
+		long last_execs = tq[last] ? tq[last]->executions : run->executions;
 		int best = FB_DEFAULT_LEVEL, nr_measured[FB_NR_LEVELS] = { 0 };
 		double lines = (double)(p->nr_lines + p->nr_finish);
-		double last_samples = rows[nr_in - 1][k] ? rows[nr_in - 1][k]->samples : 0;
+		double last_samples = rows[last][k] ? rows[last][k]->samples : 0;
 		double measured[FB_NR_LEVELS] = { 0 }, cost[FB_NR_LEVELS], at_o2 = 0;
 		char seen[160] = "";
 		size_t len = 0;
@@ -145,11 +154,13 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 			double samples = rows[i][k] ? rows[i][k]->samples : 0;
 			double cpu = samples * in[i].profile.sample_ns / (double)execs;
 
+			if (!used[i])
+				continue;
 			measured[ran_at] += cpu;
 			nr_measured[ran_at]++;
 			at_o2 += cpu / exec_factor[ran_at];
 		}
-		at_o2 /= nr_in;
+		at_o2 /= nr_used;
 		for (level = 0; level < FB_NR_LEVELS; level++) {
 			/* What a run measured at a level beats the prior for it. */
 			double cpu = nr_measured[level] ? measured[level] / nr_measured[level]
@@ -159,7 +170,7 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 
 			cost[level] = scale * lines * compile_line_ns[level] +
 				      (double)run->executions * wall;
-			if (nr_in > 1 && nr_measured[level] && len < sizeof(seen))
+			if (nr_used > 1 && nr_measured[level] && len < sizeof(seen))
 				len += (size_t)snprintf(seen + len, sizeof(seen) - len,
 							"%s-%s %.2f ms", len ? ", " : ", measured ",
 							fb_level_name(level),
@@ -173,8 +184,7 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		fprintf(log, "feedback: %s pipeline %d: %.0f samples, %.2f ms CPU a run at -%s "
 			"(%.2f ms at -O2), %.0f lines%s: -%s%s (expected %.1f ms compile + run, "
 			"%.1f ms at -O2)\n", query, k + 1, last_samples,
-			last_samples * last->profile.sample_ns /
-			(double)(tq[nr_in - 1] ? tq[nr_in - 1]->executions : run->executions) / 1e6,
+			last_samples * in[last].profile.sample_ns / (double)last_execs / 1e6,
 			fb_level_name(last_at), at_o2 / 1e6, lines, seen, fb_level_name(best),
 			best == 3 ? " -march=native" : "", cost[best] / 1e6,
 			cost[FB_DEFAULT_LEVEL] / 1e6);
