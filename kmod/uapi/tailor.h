@@ -384,6 +384,9 @@ static inline __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
  *           use(map + ctl->data_offset + (n & (cap - 1)) * rs);
  *   __atomic_store_n(&ctl->tail, head, __ATOMIC_RELEASE);
  *
+ * (tailor_ring_head(), tailor_ring_at() and tailor_ring_release() below,
+ * for userspace.)
+ *
  * poll() works as with read(): EPOLLIN when a ring has records, EPOLLHUP
  * once stopped and every ring is empty.  While a ring of the session is
  * mapped, read() and TAILOR_IOC_CONFIGURE fail with EBUSY: there is one
@@ -402,6 +405,37 @@ struct tailor_ring_control {
 	__u64 reserved[5];	/* zero; head and tail on their own lines */
 	__u64 tail;		/* reader: records consumed, at byte 64 */
 };
+
+#ifndef __KERNEL__
+/*
+ * The consumer's side of the protocol above, for a mapped ring @ctl:
+ *
+ *   head = tailor_ring_head(ctl);
+ *   for (n = ctl->tail; n != head; n++)
+ *           use(tailor_ring_at(ctl, n));
+ *   tailor_ring_release(ctl, head);
+ *
+ * head - ctl->tail is at most ctl->capacity unless the reader wrote a bad
+ * tail.
+ */
+static inline __u64 tailor_ring_head(const struct tailor_ring_control *ctl)
+{
+	/* The records up to head are written before head is. */
+	return __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+}
+
+static inline const void *tailor_ring_at(const struct tailor_ring_control *ctl, __u64 n)
+{
+	return (const char *)ctl + ctl->data_offset +
+	       (n & (ctl->capacity - 1)) * ctl->record_size;
+}
+
+/* The records before @head are read: their slots go back to the module. */
+static inline void tailor_ring_release(struct tailor_ring_control *ctl, __u64 head)
+{
+	__atomic_store_n(&ctl->tail, head, __ATOMIC_RELEASE);
+}
+#endif
 
 /* Records: samples, and since ABI 5 event records too. */
 struct tailor_cpu_stats {

@@ -543,7 +543,7 @@ static void do_mmap(struct rng *r, int fd)
 	if (prot & PROT_WRITE) {
 		switch (below(r, 4)) {
 		case 0: ctl->tail = next(r); break;	/* nonsense */
-		case 1: ctl->tail = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE); break;
+		case 1: ctl->tail = tailor_ring_head(ctl); break;
 		/* Not the geometry: other threads check it (check_control). */
 		case 2: ctl->head = next(r); ctl->reserved[below(r, 5)] = next(r); break;
 		default: break;
@@ -662,7 +662,7 @@ static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kern
 
 		if (!c)
 			continue;
-		head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+		head = tailor_ring_head(c);
 		tail = c->tail;
 		if (head - tail > c->capacity) {
 			violation("%s: CPU %d's ring says head %llu, tail %llu: more than its %u records",
@@ -672,11 +672,9 @@ static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kern
 			continue;
 		}
 		for (; tail != head; tail++)
-			check_records((const uint8_t *)c + c->data_offset +
-				      (tail & (c->capacity - 1)) * c->record_size,
-				      c->record_size, c->record_size, no_kernel, events_asked,
-				      what);
-		__atomic_store_n(&c->tail, head, __ATOMIC_RELEASE);
+			check_records(tailor_ring_at(c, tail), c->record_size, c->record_size,
+				      no_kernel, events_asked, what);
+		tailor_ring_release(c, head);
 	}
 	return broken;
 }

@@ -86,13 +86,12 @@ static uint64_t drain_ring(struct __test_metadata *_metadata, void *map, pid_t p
 			   uint64_t *last_tsc, uint64_t *bad, uint64_t *looped)
 {
 	struct tailor_ring_control *ctl = map;
-	uint64_t head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+	uint64_t head = tailor_ring_head(ctl);
 	uint64_t tail = ctl->tail, n;
 
 	EXPECT_GE(ctl->capacity, head - tail);
 	for (n = tail; n != head; n++) {
-		const struct tailor_sample *s = (const void *)((uint8_t *)map + ctl->data_offset +
-			(n & (ctl->capacity - 1)) * ctl->record_size);
+		const struct tailor_sample *s = tailor_ring_at(ctl, n);
 
 		if (tailor_who_pid(s->who) != (uint32_t)pid || s->tsc < *last_tsc ||
 		    (in_loop(s->ip) && s->regs[0] != MMAP_TAG)) {
@@ -106,7 +105,7 @@ static uint64_t drain_ring(struct __test_metadata *_metadata, void *map, pid_t p
 		*looped += in_loop(s->ip);
 		*last_tsc = s->tsc;
 	}
-	__atomic_store_n(&ctl->tail, head, __ATOMIC_RELEASE);
+	tailor_ring_release(ctl, head);
 	return head - tail;
 }
 

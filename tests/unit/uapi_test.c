@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The uapi helpers userspace relies on: the who-word packing of samples
- * and the TSC-to-ns conversion, against values computed independently.
+ * The uapi helpers userspace relies on: the who-word packing of samples,
+ * the TSC-to-ns conversion and the mapped ring's consumer helpers, against
+ * values computed independently.
  * Built with ASan and UBSan.
  */
 #include <stdint.h>
@@ -81,9 +82,44 @@ static void layout(void)
 	CHECK(sizeof(struct tailor_ring_control) == 72);
 }
 
+/*
+ * The consumer's helpers on a ring of 4 records of 24 bytes, laid out as
+ * the module lays one out: records 5 to 9 wrap from slot 1 through slot 1
+ * again, and the records read are the ones written there.
+ */
+static void ring_consumer(void)
+{
+	static union {
+		struct tailor_ring_control ctl;
+		uint64_t words[(4096 + 4 * 24) / 8];
+	} page;
+	struct tailor_ring_control *ctl = &page.ctl;
+	uint64_t n, head, seen = 0;
+
+	ctl->data_offset = 4096;
+	ctl->record_size = 24;
+	ctl->capacity = 4;
+	ctl->tail = 6;
+	ctl->head = 10;
+	for (n = 6; n < 10; n++)	/* the producer: record n's first word is n */
+		page.words[(4096 + (n & 3) * 24) / 8] = n;
+	head = tailor_ring_head(ctl);
+	CHECK(head == 10);
+	for (n = ctl->tail; n != head; n++) {
+		const uint64_t *rec = tailor_ring_at(ctl, n);
+
+		CHECK((const char *)rec - (const char *)ctl == (long)(4096 + (n & 3) * 24));
+		CHECK(*rec == n);
+		seen++;
+	}
+	CHECK(seen == 4);
+	tailor_ring_release(ctl, head);
+	CHECK(ctl->tail == 10 && ctl->head == 10);
+}
+
 int main(void)
 {
-	printf("TAP version 13\n1..3\n");
+	printf("TAP version 13\n1..4\n");
 	who_roundtrip();
 	printf("%s 1 who packing\n", failures ? "not ok" : "ok");
 	{
@@ -94,6 +130,9 @@ int main(void)
 		before = failures;
 		layout();
 		printf("%s 3 abi layout\n", failures > before ? "not ok" : "ok");
+		before = failures;
+		ring_consumer();
+		printf("%s 4 ring consumer helpers\n", failures > before ? "not ok" : "ok");
 	}
 	return failures ? 1 : 0;
 }

@@ -188,26 +188,24 @@ uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span spa
 {
 	struct tailor_ring_control *ctl = m->ctl[cpu];
 	uint64_t head, tail, count, first, idx;
-	const uint8_t *data;
 	uint32_t cap, rs;
 
 	span[0].bytes = span[1].bytes = 0;
 	if (!ctl)
 		return 0;
-	/* The records up to head are written before head is (uapi header). */
-	head = __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
+	head = tailor_ring_head(ctl);
 	tail = ctl->tail;
 	cap = ctl->capacity;
 	rs = ctl->record_size;
 	count = head - tail;
 	if (!count || count > cap)
 		return 0;
-	data = (const uint8_t *)ctl + ctl->data_offset;
+	/* At most two spans: up to the ring's end, and from its start. */
 	idx = tail & (cap - 1);
 	first = count < cap - idx ? count : cap - idx;
-	span[0].data = data + idx * rs;
+	span[0].data = tailor_ring_at(ctl, tail);
 	span[0].bytes = first * rs;
-	span[1].data = data;
+	span[1].data = tailor_ring_at(ctl, 0);
 	span[1].bytes = (count - first) * rs;
 	return count;
 }
@@ -217,5 +215,5 @@ void ring_release(const struct ring_maps *m, uint32_t cpu, uint64_t count)
 	struct tailor_ring_control *ctl = m->ctl[cpu];
 
 	/* Our reads of the records are done before the module reuses them. */
-	__atomic_store_n(&ctl->tail, ctl->tail + count, __ATOMIC_RELEASE);
+	tailor_ring_release(ctl, ctl->tail + count);
 }
