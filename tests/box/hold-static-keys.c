@@ -65,23 +65,32 @@ static long open_counter(__u32 type, __u64 config)
 }
 
 /*
- * Writes VALUE ("0" or "1") to CPU's online file.  Returns 0, or -1 with
- * errno set (ENOENT: the CPU does not exist or cannot be hot-unplugged).
+ * Writes VALUE to the sysfs or tracefs file F (NULL: its fopen() failed)
+ * and closes it: such files report a refused write at fputs() or fclose().
+ * 0 or -1.
  */
-static int set_cpu_online(int cpu, const char *value)
+static int write_and_close(FILE *f, const char *value)
 {
-	char path[64];
-	FILE *f;
 	int failed;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "we");
 	if (!f)
 		return -1;
 	failed = fputs(value, f) == EOF;
 	if (fclose(f) != 0)
 		failed = 1;
 	return failed ? -1 : 0;
+}
+
+/*
+ * Writes VALUE ("0" or "1") to CPU's online file.  Returns 0, or -1 with
+ * errno set (ENOENT: the CPU does not exist or cannot be hot-unplugged).
+ */
+static int set_cpu_online(int cpu, const char *value)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_and_close(fopen(path, "we"), value);
 }
 
 /* Whether CPU exists: its directory in sysfs. */
@@ -135,15 +144,7 @@ static long tracepoint_id(const char *event)
 /* Writes VALUE to tracefs file REL; 0 or -1. */
 static int tracefs_write(const char *rel, const char *value)
 {
-	FILE *f = tracefs_open(rel, "we");
-	int failed;
-
-	if (!f)
-		return -1;
-	failed = fputs(value, f) == EOF;
-	if (fclose(f) != 0)
-		failed = 1;
-	return failed ? -1 : 0;
+	return write_and_close(tracefs_open(rel, "we"), value);
 }
 
 /*
