@@ -245,8 +245,11 @@ digest_box() {
 	local ver=$1 console=$2
 	{
 		echo "-- box $ver: $console"
+		# boot.sh's verdict, and the console lines that failed it (its
+		# patterns, not only the ones below).
+		grep -a -A 12 'boot.sh: FAIL' "$out/box-$ver.log" 2>/dev/null | head -n 14
 		tr -d '\r' <"$console" 2>/dev/null | grep -a -E \
-			'boot.sh: FAIL|BUG:|Oops|WARNING:|panic|RIP:|KASAN|TAILOR-BOX-FAIL' |
+			'BUG:|Oops|WARNING:|Kernel panic|RIP:|KASAN|TAILOR-BOX-FAIL' |
 			head -n 12
 		# The harness's message for each failed case: the lines before it.
 		tr -d '\r' <"$console" 2>/dev/null | grep -a -B 4 '^not ok' |
