@@ -7,11 +7,12 @@
 #
 # For each query and scale:
 #   1. the loop: a run at the default level (-O2) is profiled and reported
-#      (tailor report --level pipeline -f json); the next run compiles
+#      (tailor report --level task --by-query -f json); the next run compiles
 #      with --feedback PROFILE --feedback-times TIMES of every run before
 #      it (the engine judges a level some run measured by what it
-#      measured), under perf again, and so on until a run's levels equal
-#      the run's before it: that count of feedback runs is "iterations" (at most
+#      measured, and orders filters' terms), under perf again, and so on
+#      until a run's levels and terms' order (opt=, terms=) equal the run's
+#      before it: that count of feedback runs is "iterations" (at most
 #      FEEDBACK_MAX_ITER; "no" if they never repeat, the last levels are
 #      then measured);
 #   2. the measurement: FEEDBACK_ROUNDS rounds, each a run without and a
@@ -35,7 +36,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/bench-lib.sh"
 [ $# -eq 0 ] || { echo "usage: ${0##*/} (settings in FEEDBACK_* variables; see the script)" >&2; exit 2; }
 scales=${FEEDBACK_SCALES:-0.05 0.5}
-queries=${FEEDBACK_QUERIES:-fig3 twojoins q1 sfja groups}
+queries=${FEEDBACK_QUERIES:-fig3 twojoins q1 sfja groups terms}
 rounds=${FEEDBACK_ROUNDS:-7}
 max_iter=${FEEDBACK_MAX_ITER:-5}
 [ "$max_iter" -ge 1 ] 2>/dev/null || { echo "${0##*/}: FEEDBACK_MAX_ITER must be 1 or more" >&2; exit 2; }
@@ -50,6 +51,12 @@ rm -rf "$out"
 mkdir -p "$out/work"
 
 field() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | head -1; }
+# What feedback chose, as one word: the levels, and the terms' order if any.
+choice() {
+	local terms
+	terms=$(field "$1" terms)
+	echo "$(field "$1" opt)${terms:+/$terms}"
+}
 
 # profiled DIR ITER [ENGINE ARGS...]: a run under perf, its times and profile.
 profiled() {
@@ -59,8 +66,8 @@ profiled() {
 		-o "$dir/perf$i.data" -- "$engine" -d "$dir/q$i.dict" -t "$dir/times$i" \
 		-w "$dir/gen$i" "$@" >"$dir/run$i.log" 2>&1 ||
 		{ echo "${0##*/}: profiled run failed: $dir/run$i.log" >&2; exit 1; }
-	"$tailor" report -i "$dir/perf$i.data" -d "$dir/q$i.dict" --level pipeline \
-		-f json >"$dir/profile$i.json" 2>"$dir/report$i.log" ||
+	"$tailor" report -i "$dir/perf$i.data" -d "$dir/q$i.dict" --level task \
+		--by-query -f json >"$dir/profile$i.json" 2>"$dir/report$i.log" ||
 		{ echo "${0##*/}: tailor report failed: $dir/report$i.log" >&2; exit 1; }
 }
 
@@ -81,14 +88,14 @@ for scale in $scales; do
 		mkdir -p "$dir"
 		echo "== $q at scale $scale: the loop" >&2
 		profiled "$dir" 0 -s "$scale" "$q"
-		levels=$(field "$dir/times0" opt)
+		levels=$(choice "$dir/times0")
 		iter=no
 		history=()
 		for i in $(seq 1 "$max_iter"); do
 			history+=(--feedback "$dir/profile$((i - 1)).json"
 				--feedback-times "$dir/times$((i - 1))")
 			profiled "$dir" "$i" -s "$scale" "${history[@]}" "$q"
-			now=$(field "$dir/times$i" opt)
+			now=$(choice "$dir/times$i")
 			echo "   iteration $i: $now" >&2
 			if [ "$now" = "$levels" ] && [ "$i" -gt 1 ]; then
 				iter=$((i - 1))
@@ -130,7 +137,7 @@ done
 	}
 	END {
 		printf "%-9s %5s %4s %-28s | %7s %7s %7s %7s | %7s %7s %7s %7s | %s\n", "query",
-			"scale", "iter", "levels (pipeline:level)", "compile", "exec", "total",
+			"scale", "iter", "levels (pipe:level)/terms", "compile", "exec", "total",
 			"min", "compile", "exec", "total", "min", "feedback vs without"
 		printf "%-9s %5s %4s %-28s | %-31s | %-31s |\n", "", "", "", "", "without feedback (-O2)",
 			"with feedback"

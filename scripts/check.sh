@@ -195,6 +195,8 @@ native() {
 			"$out/explain.log" tests/engine/explain_analyze_test.sh
 		tap_totals "profiles fed back into compilation: tailor-engine --feedback (perf, native)" \
 			"$out/feedback.log" tests/engine/feedback_test.sh
+		tap_totals "a filter's terms ordered by their measured cost: tailor-engine --feedback (perf, native)" \
+			"$out/feedback-terms.log" tests/engine/feedback_terms_test.sh
 		if make -s -C userspace/examples/engine O="$top/build/examples-san" \
 			CC="gcc -fsanitize=address,undefined -fno-sanitize-recover=all" \
 			>"$out/engine-san-build.log" 2>&1; then
@@ -210,6 +212,10 @@ native() {
 				"$out/feedback-san.log" \
 				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
 				tests/engine/feedback_test.sh
+			tap_totals "--feedback's order of a filter's terms, engine built with ASan and UBSan" \
+				"$out/feedback-terms-san.log" \
+				env TAILOR_ENGINE="$top/build/examples-san/tailor-engine" \
+				tests/engine/feedback_terms_test.sh
 		else
 			tail -5 "$out/engine-san-build.log"
 			result "example engine with ASan and UBSan" 1 "see $out/engine-san-build.log"

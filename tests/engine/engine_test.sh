@@ -40,7 +40,7 @@ for f in "$engine" "$tailor" "$synth"; do
 done
 
 queries=$("$engine" --help | awk '/^queries/ {q = 1; next} q && /^$/ {exit} q {print $1}')
-if [ "$(echo $queries)" = "fig3 twojoins q1 sfja groups" ]; then
+if [ "$(echo $queries)" = "fig3 twojoins q1 sfja groups terms" ]; then
 	ok "--help lists the queries"
 else
 	not_ok "--help lists the queries (got: $(echo $queries))"
@@ -51,10 +51,10 @@ for scale in 0.001 0.03; do
 	"$engine" -s "$scale" -w "$work/s$scale" all >"$work/all.out" 2>&1
 	rc=$?
 	checks=$(grep -c '^check: ok' "$work/all.out")
-	if [ $rc -eq 0 ] && [ "$checks" -eq 5 ]; then
-		ok "scale $scale: all 5 results equal their reference evaluation"
+	if [ $rc -eq 0 ] && [ "$checks" -eq 6 ]; then
+		ok "scale $scale: all 6 results equal their reference evaluation"
 	else
-		not_ok "scale $scale: exit $rc, $checks of 5 checks ok" "$work/all.out"
+		not_ok "scale $scale: exit $rc, $checks of 6 checks ok" "$work/all.out"
 	fi
 done
 
@@ -151,7 +151,7 @@ fi
 rows_of() { grep -E '^ +-?[0-9]' "$1"; }
 if "$engine" -s 0.01 -r 1000 -j 1 all >"$work/j1.out" 2>&1 &&
    "$engine" -s 0.01 -r 1000 -j 4 all >"$work/j4.out" 2>&1 &&
-   [ "$(grep -c '^check: ok' "$work/j4.out")" -eq 5 ] &&
+   [ "$(grep -c '^check: ok' "$work/j4.out")" -eq 6 ] &&
    diff <(rows_of "$work/j1.out") <(rows_of "$work/j4.out") >"$work/diff" &&
    [ "$(rows_of "$work/j1.out" | wc -l)" -gt 100 ]; then
 	ok "1 and 4 worker threads: every result row equal, and equal to the reference"
@@ -166,8 +166,8 @@ for merge in locked partitioned; do
 	for j in 1 2 4; do
 		"$engine" -s 0.01 -r 100000 -j "$j" --merge "$merge" -t "$work/m.times" all \
 			>"$work/m-$merge-$j.out" 2>&1 &&
-		[ "$(grep -c '^check: ok' "$work/m-$merge-$j.out")" -eq 5 ] &&
-		[ "$(grep -c " merge=$merge merge_wall_ns=[0-9]* repeat=1 opt=[0-9:O,]*$" "$work/m.times")" -eq 5 ] &&
+		[ "$(grep -c '^check: ok' "$work/m-$merge-$j.out")" -eq 6 ] &&
+		[ "$(grep -c -E " merge=$merge merge_wall_ns=[0-9]+ repeat=1 opt=[0-9:O,]+( terms=[0-9:.,]+)?$" "$work/m.times")" -eq 6 ] &&
 		diff <(rows_of "$work/m-locked-1.out") <(rows_of "$work/m-$merge-$j.out") >"$work/diff" || {
 			merged=0
 			cp "$work/m-$merge-$j.out" "$work/mwhy"
@@ -178,14 +178,14 @@ done
 groups=$(rows_of "$work/m-locked-1.out" | wc -l)
 "$engine" -s 0.001 -r 0 groups >"$work/m-default.out" 2>&1
 if [ $merged -eq 1 ] && [ "$groups" -gt 50000 ] && grep -q -- "--merge locked" "$work/m-default.out"; then
-	ok "--merge locked and partitioned, 1, 2 and 4 workers: the same rows, equal to the reference ($groups rows of all 5 queries)"
+	ok "--merge locked and partitioned, 1, 2 and 4 workers: the same rows, equal to the reference ($groups rows of all 6 queries)"
 else
 	not_ok "--merge modes give the reference's rows" "$work/mwhy"
 fi
 cl=$work/cl
 if "$engine" -s 0.01 -c 3 -j 2 -n 2 -d "$cl.dict" -t "$cl.times" -w "$cl" all >"$cl.out" 2>&1 &&
-   [ "$(grep -c '^check: ok' "$cl.out")" -eq 15 ] && ! grep -q FAILED "$cl.out"; then
-	ok "3 clients x 5 queries on 2 workers: all 15 results equal their reference evaluation"
+   [ "$(grep -c '^check: ok' "$cl.out")" -eq 18 ] && ! grep -q FAILED "$cl.out"; then
+	ok "3 clients x 6 queries on 2 workers: all 18 results equal their reference evaluation"
 else
 	not_ok "3 clients on 2 workers" "$cl.out"
 fi
@@ -208,7 +208,7 @@ awk -F'\t' '
 awk -F'\t' '$1 == "component" && $2 == "query" { print $3 " " $4 }' "$cl.dict" | sort >"$work/qdict"
 sed -n 's/^query=\([a-z0-9]*\) client=\([0-9]*\) query_id=\([0-9]*\) .*/\3 \1 (client \2)/p' "$cl.times" |
 	sort >"$work/qtimes"
-if [ -s "$cl.dict" ] && [ ! -s "$work/why" ] && [ "$(wc -l <"$work/qtimes")" -eq 15 ] &&
+if [ -s "$cl.dict" ] && [ ! -s "$work/why" ] && [ "$(wc -l <"$work/qtimes")" -eq 18 ] &&
    [ -z "$(comm -13 "$work/qdict" "$work/qtimes")" ]; then
 	ok "dictionary: a query component per client run, operators linked to all, the word declared"
 else

@@ -256,7 +256,7 @@ refused 1 "cut.json: not JSON: offset [0-9]*: the document ends where a value sh
 	--feedback "$work/cut.json" sfja
 "$tailor" report -i "$work/perf.data" -d "$work/q.dict" --level operator -f json \
 	>"$work/operator.json" 2>/dev/null
-refused 1 "a profile at level 'operator'; --feedback needs 'pipeline'" "a profile at another level" \
+refused 1 "a profile at level 'operator'; --feedback needs 'task' or 'pipeline'" "a profile at another level" \
 	--feedback "$work/operator.json" sfja
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); del p["profile"]["sample_ns"]; json.dump(p, sys.stdout)' \
 	"$work/profile.json" >"$work/old.json"

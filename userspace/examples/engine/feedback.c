@@ -35,26 +35,62 @@ const char *fb_level_name(int level)
 	return level >= 0 && level < FB_NR_LEVELS ? names[level] : "O?";
 }
 
-/* The profile's samples of the pipeline named @name (plain or query-prefixed). */
-static const struct fb_row *find_row(const struct fb_profile *prof, const char *query,
-				     const char *name, int prefixed)
+/* A row of @query's: its own row with --by-query ("sfja", "sfja (client 2)"), else any. */
+static bool row_of_query(const struct fb_row *row, const char *query)
 {
-	const struct fb_row *plain = NULL, *with_query = NULL;
+	size_t qlen = strlen(query);
+
+	return !row->query || !strcmp(row->query, query) ||
+	       (!strncmp(row->query, query, qlen) && !strncmp(row->query + qlen, " (client ", 9));
+}
+
+double fb_row_samples(const struct fb_profile *prof, const char *query, const char *name,
+		      int prefixed)
+{
+	double plain = -1, with_query = -1;
 	size_t i, qlen = strlen(query);
 
 	for (i = 0; i < prof->nr_rows; i++) {
-		const char *n = prof->rows[i].name;
+		const struct fb_row *row = &prof->rows[i];
+		const char *n = row->name;
 
+		if (!row_of_query(row, query))
+			continue;
 		if (!strcmp(n, name))
-			plain = &prof->rows[i];
+			plain = (plain < 0 ? 0 : plain) + row->samples;
 		else if (!strncmp(n, query, qlen) && !strncmp(n + qlen, ": ", 2) &&
 			 !strcmp(n + qlen + 2, name))
-			with_query = &prof->rows[i];
+			with_query = (with_query < 0 ? 0 : with_query) + row->samples;
 	}
 	/* The name this run's dictionary gives first: a profile of the same runs. */
 	if (prefixed)
-		return with_query ? with_query : plain;
-	return plain ? plain : with_query;
+		return with_query >= 0 ? with_query : plain;
+	return plain >= 0 ? plain : with_query;
+}
+
+/*
+ * Pipeline @k of @l in @prof: its row, or the sum of its tasks' rows in a
+ * profile by task; -1 when the profile names none of it.
+ */
+static double pipeline_samples(const struct fb_profile *prof, const struct lowered *l, int k,
+			       int prefixed)
+{
+	char name[LOWER_NAME_MAX];
+	double sum = -1, s;
+	int i;
+
+	if (!prof->by_task) {
+		lower_pipeline_name(l, k, name, sizeof(name));
+		return fb_row_samples(prof, l->plan->query, name, prefixed);
+	}
+	for (i = 0; i < l->nr_tasks; i++) {
+		if (l->tasks[i].pipeline != l->order[k])
+			continue;
+		s = fb_row_samples(prof, l->plan->query, l->tasks[i].name, prefixed);
+		if (s >= 0)
+			sum = (sum < 0 ? 0 : sum) + s;
+	}
+	return sum;
 }
 
 /*
@@ -88,12 +124,12 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	      const struct fb_run *run, FILE *log)
 {
 	const struct fb_times_query *tq[FB_MAX_INPUTS];
-	const struct fb_row *rows[FB_MAX_INPUTS][LOWER_MAX_PIPELINES];
+	/* Each run's samples of each pipeline; -1 where its profile names none. */
+	double rows[FB_MAX_INPUTS][LOWER_MAX_PIPELINES];
 	const char *query = l->plan->query;
 	double compile_ns = 0, predicted_ns = 0, scale = 1;
 	int i, k, level, found = 0, last = -1, nr_used = 0;
 	bool used[FB_MAX_INPUTS] = { false };
-	char name[LOWER_NAME_MAX];
 
 	if (nr_in > FB_MAX_INPUTS)
 		nr_in = FB_MAX_INPUTS;
@@ -102,11 +138,10 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	for (k = 0; k < l->nr_done; k++) {
 		int named = 0;
 
-		lower_pipeline_name(l, k, name, sizeof(name));
 		for (i = 0; i < nr_in; i++) {
-			rows[i][k] = find_row(&in[i].profile, query, name, run->prefixed);
-			named |= rows[i][k] != NULL;
-			used[i] |= rows[i][k] != NULL;
+			rows[i][k] = pipeline_samples(&in[i].profile, l, k, run->prefixed);
+			named |= rows[i][k] >= 0;
+			used[i] |= rows[i][k] >= 0;
 		}
 		found += named;
 	}
@@ -142,7 +177,7 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		long last_execs = tq[last] ? tq[last]->executions : run->executions;
 		int best = FB_DEFAULT_LEVEL, nr_measured[FB_NR_LEVELS] = { 0 };
 		double lines = (double)(p->nr_lines + p->nr_finish);
-		double last_samples = rows[last][k] ? rows[last][k]->samples : 0;
+		double last_samples = rows[last][k] > 0 ? rows[last][k] : 0;
 		double measured[FB_NR_LEVELS] = { 0 }, cost[FB_NR_LEVELS], at_o2 = 0;
 		char seen[160] = "";
 		size_t len = 0;
@@ -151,7 +186,7 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		for (i = 0; i < nr_in; i++) {
 			int ran_at = tq[i] ? tq[i]->opt[k] : FB_DEFAULT_LEVEL;
 			long execs = tq[i] ? tq[i]->executions : run->executions;
-			double samples = rows[i][k] ? rows[i][k]->samples : 0;
+			double samples = rows[i][k] > 0 ? rows[i][k] : 0;
 			double cpu = samples * in[i].profile.sample_ns / (double)execs;
 
 			if (!used[i])

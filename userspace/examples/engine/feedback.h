@@ -21,13 +21,20 @@
 
 struct fb_row {
 	char *name;
+	char *query;			/* with --by-query: "sfja", "sfja (client 2)"; else NULL */
 	double samples;
 };
 
-/* A profile: tailor report --level pipeline --format json. */
+/*
+ * A profile: tailor report --level pipeline --format json, or --level
+ * task (a pipeline's samples are then its tasks', and a filter's terms
+ * have rows of their own).  With --by-query, each row says its query,
+ * and only a query's own rows count for it.
+ */
 struct fb_profile {
 	struct fb_row *rows;
 	size_t nr_rows;
+	int by_task;			/* rows are tasks, not pipelines */
 	double sample_ns;		/* what one sample stands for */
 	int complete;			/* the recording was read to its end */
 	void *doc;			/* the parsed document the names live in */
@@ -40,6 +47,9 @@ struct fb_times_query {
 	long executions;		/* clients x repeat */
 	int nr_pipelines;
 	int opt[LOWER_MAX_PIPELINES];	/* levels by execution order */
+	/* terms=2:1.0: the order filter 2 tested its terms in (0 terms: as written). */
+	int nr_terms[PLAN_MAX_OPERATORS + 1];
+	int terms[PLAN_MAX_OPERATORS + 1][PLAN_MAX_CONJUNCTS];
 };
 
 struct fb_times {
@@ -93,6 +103,25 @@ struct fb_input {
  */
 int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	      const struct fb_run *run, FILE *log);
+
+/*
+ * Order the terms of each filter of @plan (sets conjunct_order[]) by what
+ * the profiled runs measured: a term's CPU time a row that reached it
+ * (its task's samples, at --level task), and which rows pass which terms,
+ * counted on @db's rows of the filtered table; the order chosen makes the
+ * least work a run.  Before the plan is lowered.  One line per filter with
+ * terms to @log; returns the number of filters reordered.
+ */
+int fb_order_terms(struct plan *plan, const struct database *db, const struct fb_input *in,
+		   int nr_in, const struct fb_run *run, FILE *log);
+
+/*
+ * The samples of the component @name of @query in @prof (plain, or
+ * prefixed "QUERY: " as a run of several queries names it), over the
+ * query's clients; -1 when no row names it.
+ */
+double fb_row_samples(const struct fb_profile *prof, const char *query, const char *name,
+		      int prefixed);
 
 /* "O2" for level 2. */
 const char *fb_level_name(int level);

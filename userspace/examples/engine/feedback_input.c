@@ -5,6 +5,7 @@
  * feeds this file random profiles.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,15 @@ int fb_profile_parse(struct fb_profile *p, const char *text, size_t len, const c
 		fb_profile_free(p);
 		return -1;
 	}
-	if (level->type != JSON_STRING || strcmp(level->string, "pipeline")) {
+	if (level->type != JSON_STRING ||
+	    (strcmp(level->string, "pipeline") && strcmp(level->string, "task"))) {
 		refuse(err, errlen, what, "a profile at level '%s'; --feedback needs "
-			      "'pipeline' (tailor report --level pipeline --format json)",
-			      level->type == JSON_STRING ? level->string : "?");
+			      "'task' or 'pipeline' (tailor report --level task --by-query "
+			      "--format json)", level->type == JSON_STRING ? level->string : "?");
 		fb_profile_free(p);
 		return -1;
 	}
+	p->by_task = !strcmp(level->string, "task");
 	cpu_time = json_get(info, "sample_ns_is_cpu_time");
 	if (!is_count(sample_ns) || sample_ns->number < 1 || !cpu_time) {
 		refuse(err, errlen, what, "no \"profile\".\"sample_ns\" and "
@@ -106,14 +109,18 @@ int fb_profile_parse(struct fb_profile *p, const char *text, size_t len, const c
 	for (r = rows->first; r; r = r->next, i++) {
 		const struct json_value *name = json_get(r, "name");
 		const struct json_value *samples = json_get(r, "samples");
+		const struct json_value *query = json_get(r, "query");
 
-		if (!name || name->type != JSON_STRING || !is_count(samples)) {
+		if (!name || name->type != JSON_STRING || !is_count(samples) ||
+		    (query && query->type != JSON_STRING)) {
 			refuse(err, errlen, what, "row %zu has no \"name\" string and "
-				      "\"samples\" count", i + 1);
+				      "\"samples\" count%s", i + 1,
+				      query ? ", or its \"query\" is not a string" : "");
 			fb_profile_free(p);
 			return -1;
 		}
-		p->rows[i] = (struct fb_row){ name->string, samples->number };
+		p->rows[i] = (struct fb_row){ name->string, query ? query->string : NULL,
+					      samples->number };
 	}
 	p->nr_rows = i;
 	return 0;
@@ -165,6 +172,59 @@ void fb_times_free(struct fb_times *t)
 {
 	free(t->queries);
 	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * "2:1.0,5:0.2.1": filter 2 tested its term 1, then 0; filter 5 its terms
+ * 0, 2, 1.  Each a permutation of 0..n-1 of an operator number in range.
+ */
+static int parse_terms(struct fb_times_query *q, const char *text)
+{
+	const char *s = text;
+
+	while (*s) {
+		unsigned long op = 0, term;
+		bool seen[PLAN_MAX_CONJUNCTS] = { false };
+		int order[PLAN_MAX_CONJUNCTS], n = 0, i;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		op = strtoul(s, &end, 10);
+		if (*end != ':' || !op || op > PLAN_MAX_OPERATORS)
+			return -1;
+		s = end + 1;
+		for (;;) {
+			if (*s < '0' || *s > '9' || n == PLAN_MAX_CONJUNCTS)
+				return -1;
+			term = strtoul(s, &end, 10);
+			if (term >= PLAN_MAX_CONJUNCTS || seen[term])
+				return -1;
+			seen[term] = true;
+			order[n++] = (int)term;
+			s = end;
+			if (*s != '.')
+				break;
+			s++;
+		}
+		/* A permutation: every term below n once. */
+		for (i = 0; i < n; i++)
+			if (!seen[i])
+				return -1;
+		if (n < 2)
+			return -1;
+		/* Every execution of the query says it; they all ran the same code. */
+		if (q->nr_terms[op] && (q->nr_terms[op] != n ||
+					memcmp(q->terms[op], order, sizeof(order[0]) * (size_t)n)))
+			return -1;
+		q->nr_terms[op] = n;
+		memcpy(q->terms[op], order, sizeof(order[0]) * (size_t)n);
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return 0;
 }
 
 int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, size_t errlen)
@@ -219,6 +279,9 @@ int fb_times_parse(struct fb_times *t, FILE *f, const char *what, char *err, siz
 				goto bad;
 			q->opt[i] = levels[i][1] - '0';
 		}
+		/* terms=2:1.0,5:0.2.1: optional, the queries without filters of terms have none. */
+		if (times_field(line, "terms", v, sizeof(v)) && parse_terms(q, v))
+			goto bad;
 	}
 	if (ferror(f) || !t->nr_queries) {
 		refuse(err, errlen, what, ferror(f) ? "cannot read it" : "no query in it");

@@ -51,6 +51,25 @@ static const char *display_name(struct lowered *l, const char *name, char *buf, 
 	return buf;
 }
 
+void lower_term_task_name(const struct op *op, int term, char *name, size_t size)
+{
+	char sql[100];
+
+	expr_format(op->conjuncts[term], sql, sizeof(sql), 1);
+	snprintf(name, size, "%.*s filter: %s", (int)strcspn(op->name, " "), op->name, sql);
+}
+
+/* Task @i tests a filter's term, and so does an earlier task of its filter. */
+static bool earlier_term(const struct lowered *l, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (l->tasks[j].op == l->tasks[i].op && l->tasks[j].term >= 0)
+			return true;
+	return false;
+}
+
 void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size)
 {
 	const char *sep = "";
@@ -58,11 +77,25 @@ void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size
 	int i;
 
 	n = (size_t)snprintf(name, size, "pipeline %d:", k + 1);
-	for (i = 0; i < l->nr_tasks && n < size; i++)
-		if (l->tasks[i].pipeline == l->order[k]) {
-			n += (size_t)snprintf(name + n, size - n, "%s %s", sep, l->tasks[i].name);
-			sep = " ->";
-		}
+	for (i = 0; i < l->nr_tasks && n < size; i++) {
+		const struct task *t = &l->tasks[i];
+
+		if (t->pipeline != l->order[k])
+			continue;
+		/*
+		 * A filter's terms once, as the filter: the name must not
+		 * change with the order --feedback tests them in, it is how
+		 * the next profile's rows are found.
+		 */
+		if (t->term >= 0 && earlier_term(l, i))
+			continue;
+		if (t->term >= 0)
+			n += (size_t)snprintf(name + n, size - n, "%s %.100s filter", sep,
+					      t->op->name);
+		else
+			n += (size_t)snprintf(name + n, size - n, "%s %s", sep, t->name);
+		sep = " ->";
+	}
 }
 
 /* ---- step 1: operators -> pipelines of tasks ---- */
@@ -107,8 +140,13 @@ static const char *const role_names[] = {
 	[R_PROBE] = "probe", [R_AGGREGATE] = "aggregate", [R_OUTPUT] = "output",
 };
 
-/* The task of @op in the current pipeline, created (and linked) on first use. */
-static int task_for(struct lowered *l, const struct op *op, enum role role)
+/*
+ * The task of @op in the current pipeline, created (and linked) on first
+ * use; for a filter of several terms, one task per @term, named by its
+ * operator's number and the term's SQL ("Filter#2 filter: l_discount < 1"),
+ * so that a profile's row for it is found whatever the order.
+ */
+static int task_for_term(struct lowered *l, const struct op *op, enum role role, int term)
 {
 	struct pipeline *p = &l->pipelines[l->current];
 	struct task *t;
@@ -116,7 +154,7 @@ static int task_for(struct lowered *l, const struct op *op, enum role role)
 
 	for (i = 0; i < l->nr_tasks; i++)
 		if (l->tasks[i].op == op && l->tasks[i].pipeline == l->current &&
-		    l->tasks[i].role == (int)role)
+		    l->tasks[i].role == (int)role && l->tasks[i].term == term)
 			return i;
 	if (l->nr_tasks == LOWER_MAX_TASKS) {
 		lower_error(l, "more than %d tasks", LOWER_MAX_TASKS);
@@ -126,11 +164,21 @@ static int task_for(struct lowered *l, const struct op *op, enum role role)
 	t->op = op;
 	t->role = (int)role;
 	t->pipeline = l->current;
-	snprintf(t->name, sizeof(t->name), "%.100s %s", op->name, role_names[role]);
+	t->term = term;
+	if (term >= 0) {
+		lower_term_task_name(op, term, t->name, sizeof(t->name));
+	} else {
+		snprintf(t->name, sizeof(t->name), "%.100s %s", op->name, role_names[role]);
+	}
 	if (p->first_task < 0)
 		p->first_task = l->nr_tasks;
 	t->id = l->levels->next_task++;
 	return l->nr_tasks++;
+}
+
+static int task_for(struct lowered *l, const struct op *op, enum role role)
+{
+	return task_for_term(l, op, role, -1);
 }
 
 /*
@@ -398,17 +446,34 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 	case OP_SCAN:
 		lower_error(l, "a scan has no input");
 		break;
-	case OP_FILTER:
-		task = task_for(l, op, R_FILTER);
-		emit_extra_work(l, task, op);
-		expr_format(op->predicate, e, sizeof(e), 0);
-		emit(l, task, "if (%s) {", e);
-		l->depth++;
+	case OP_FILTER: {
+		/*
+		 * A term per line and per task, in the order chosen: a
+		 * profile then says what each costs (feedback.c).  One term
+		 * stays the filter's one task, as before terms were split.
+		 */
+		int terms[PLAN_MAX_CONJUNCTS];
+
+		for (i = 0; i < op->nr_conjuncts; i++) {
+			int term = op->conjunct_order[i];
+
+			terms[i] = op->nr_conjuncts > 1 ? task_for_term(l, op, R_FILTER, term) :
+				   task_for(l, op, R_FILTER);
+			if (!i)
+				emit_extra_work(l, terms[i], op);
+			expr_format(op->conjuncts[term], e, sizeof(e), 0);
+			emit(l, terms[i], "if (%s) {", e);
+			l->depth++;
+		}
+		task = terms[op->nr_conjuncts - 1];
 		emit_count(l, task, op, NULL);
 		consume(l, op->parent, op);
-		l->depth--;
-		emit(l, task, "}");
+		for (i = op->nr_conjuncts - 1; i >= 0; i--) {
+			l->depth--;
+			emit(l, terms[i], "}");
+		}
 		break;
+	}
 	case OP_HASH_JOIN:
 		if (from == op->build) {
 			task = task_for(l, op, R_BUILD);

@@ -48,6 +48,7 @@ struct task {
 	const struct op *op;
 	int pipeline;			/* index into lowered.pipelines */
 	int role;			/* scan, build, probe, ... */
+	int term;			/* a filter's conjunct (op->conjuncts[]), or -1 */
 	char name[128];
 };
 
@@ -129,5 +130,10 @@ void lower_free(struct lowered *l);
  * query's prefix that several queries add.
  */
 void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size);
+/*
+ * The task of term @term of the filter @op of several terms, as the
+ * dictionary names it whatever the order: "Filter#2 filter: l_discount < 1".
+ */
+void lower_term_task_name(const struct op *op, int term, char *name, size_t size);
 
 #endif /* ENGINE_LOWER_H */

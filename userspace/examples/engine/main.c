@@ -125,17 +125,24 @@ static const char usage_text[] =
 "      --feedback PROFILE  compile each pipeline at the GCC level (-O0 to\n"
 "                        -O3 -march=native) that minimizes its expected\n"
 "                        compile time plus execution time, from a previous\n"
-"                        run's profile: tailor report --level pipeline\n"
-"                        --format json (docs/exports.md).  Pipelines are\n"
-"                        found by name; one the profile does not name had\n"
-"                        no samples.  Prints each choice and why; --times\n"
-"                        then says opt=PIPELINE:LEVEL,...  C backend only.\n"
-"                        Given again, for the runs that followed (oldest\n"
-"                        first, up to 16), a level some run measured is\n"
-"                        judged by what it measured, the others by priors\n"
+"                        run's profile: tailor report --level task\n"
+"                        --by-query --format json (docs/exports.md; or\n"
+"                        --level pipeline).  Pipelines and tasks are found\n"
+"                        by name; one the profile does not name had no\n"
+"                        samples.  A profile by task also orders each\n"
+"                        filter's terms (AND) for the least work: each\n"
+"                        term's CPU time a row that reached it, and the\n"
+"                        rows that pass each, counted on the data.  Prints\n"
+"                        each choice and why; --times then says\n"
+"                        opt=PIPELINE:LEVEL,... and terms=FILTER:T.T...\n"
+"                        C backend only.  Given again, for the runs that\n"
+"                        followed (oldest first, up to 16), a level some\n"
+"                        run measured is judged by what it measured, the\n"
+"                        others by priors; a term's cost is the runs' mean\n"
 "      --feedback-times FILE  the --times of the run profiled by the\n"
 "                        --feedback before it: the levels it ran at\n"
-"                        (default -O2), its executions and its compile\n"
+"                        (default -O2) and the order of the terms (default\n"
+"                        as written), its executions and its compile\n"
 "                        time, which scales the compile-cost model to this\n"
 "                        host.  Feeding back each new run's profile and\n"
 "                        times with the earlier ones converges\n"
@@ -638,12 +645,15 @@ static int prepare_query(struct query_run *q, const char *name, const struct opt
 	uint64_t t0;
 	int k;
 
+	struct fb_run run = { .executions = (long)o->clients * o->repeat,
+			      .threads = o->threads, .prefixed = lv->prefix_names };
+
+	/* The terms' order changes the lines, so it comes before lowering. */
+	if (nr_fb)
+		fb_order_terms(&q->plan, db, fb, nr_fb, &run, stdout);
 	if (lower_plan(&q->low, &q->plan, db, lv, o->count_rows))
 		return -1;
 	if (nr_fb) {
-		struct fb_run run = { .executions = (long)o->clients * o->repeat,
-				      .threads = o->threads, .prefixed = lv->prefix_names };
-
 		fb_choose(&q->low, fb, nr_fb, &run, stdout);
 		for (k = 0; k < q->low.nr_done; k++)
 			native |= q->low.pipelines[q->low.order[k]].opt == FB_NR_LEVELS - 1;
@@ -964,7 +974,8 @@ static int write_times(const char *path, const struct execution *execs, int n,
 		       enum merge_mode merge, long repeat)
 {
 	FILE *f = fopen(path, "w");
-	int i, k;
+	const char *sep;
+	int i, j, k;
 
 	if (!f) {
 		fprintf(stderr, "tailor-engine: cannot write %s: %m\n", path);
@@ -987,6 +998,17 @@ static int write_times(const char *path, const struct execution *execs, int n,
 
 			fprintf(f, "%s%d:%s", k ? "," : "", k + 1,
 				fb_level_name(opt < 0 ? FB_DEFAULT_LEVEL : opt));
+		}
+		/* The order each filter of several terms tested them in: --feedback-times. */
+		for (k = 0, sep = " terms="; k < e->q->plan.nr_ops; k++) {
+			const struct op *flt = &e->q->plan.ops[k];
+
+			if (flt->kind != OP_FILTER || flt->nr_conjuncts < 2)
+				continue;
+			fprintf(f, "%s%d:", sep, flt->number);
+			for (j = 0; j < flt->nr_conjuncts; j++)
+				fprintf(f, "%s%d", j ? "." : "", flt->conjunct_order[j]);
+			sep = ",";
 		}
 		if (e->q->low.count_rows) {
 			/* Rows a run, by operator number: 1:rows,2:rows,... */

@@ -67,11 +67,29 @@ struct op *scan(struct plan *p, const char *table)
 	return o;
 }
 
+/* The AND-ed terms of @e, left to right, into the filter @o. */
+static void split_conjuncts(struct plan *p, struct op *o, const struct expr *e)
+{
+	if (e->kind == E_AND) {
+		split_conjuncts(p, o, e->left);
+		split_conjuncts(p, o, e->right);
+		return;
+	}
+	if (o->nr_conjuncts == PLAN_MAX_CONJUNCTS) {
+		fprintf(stderr, "tailor-engine: plan %s: a filter of more than %d terms\n",
+			p->query, PLAN_MAX_CONJUNCTS);
+		abort();
+	}
+	o->conjunct_order[o->nr_conjuncts] = o->nr_conjuncts;
+	o->conjuncts[o->nr_conjuncts++] = e;
+}
+
 struct op *filter(struct plan *p, struct op *input, const struct expr *pred)
 {
 	struct op *o = new_op(p, OP_FILTER, input);
 
 	o->predicate = pred;
+	split_conjuncts(p, o, pred);
 	return o;
 }
 

@@ -33,6 +33,7 @@ struct aggregate {
 
 #define PLAN_MAX_AGGREGATES	8
 #define PLAN_MAX_OPERATORS	16
+#define PLAN_MAX_CONJUNCTS	6
 
 /*
  * An operator.  A hash join builds on @build and probes with @input;
@@ -44,6 +45,14 @@ struct op {
 	struct op *input, *build, *parent;
 	const char *table;		/* OP_SCAN */
 	const struct expr *predicate;	/* OP_FILTER */
+	/*
+	 * OP_FILTER: the predicate's AND-ed terms as written, and the order
+	 * the generated code tests them in (indexes into conjuncts[]): as
+	 * written, unless --feedback measured a cheaper one.
+	 */
+	const struct expr *conjuncts[PLAN_MAX_CONJUNCTS];
+	int conjunct_order[PLAN_MAX_CONJUNCTS];
+	int nr_conjuncts;
 	const struct expr *build_key, *probe_key;	/* OP_HASH_JOIN */
 	const struct expr *group_key;	/* OP_GROUP_BY */
 	struct aggregate aggregates[PLAN_MAX_AGGREGATES];

@@ -130,6 +130,29 @@ static int sfja(const struct database *db, struct result *out)
 	return 0;
 }
 
+static int terms(const struct database *db, struct result *out)
+{
+	const struct table *l = &db->tables[T_LINEITEM];
+	struct groups g;
+	size_t i;
+
+	if (groups_init(&g, 3, 2))
+		return -2;
+	for (i = 0; i < l->rows; i++) {
+		int64_t per_unit = COL(db, T_LINEITEM, 4)[i] / COL(db, T_LINEITEM, 3)[i] /
+				   (COL(db, T_LINEITEM, 6)[i] + 1) / (COL(db, T_LINEITEM, 5)[i] + 1);
+		long *a;
+
+		if (per_unit <= 2000 || COL(db, T_LINEITEM, 5)[i] >= 1)
+			continue;
+		a = group(&g, COL(db, T_LINEITEM, 8)[i]);
+		a[0]++;
+		a[1] += COL(db, T_LINEITEM, 3)[i];
+	}
+	groups_emit(&g, out);
+	return 0;
+}
+
 struct keyed {
 	long key, price;
 };
@@ -177,7 +200,7 @@ int reference_evaluate(const char *query, const struct database *db, struct resu
 		int (*fn)(const struct database *, struct result *);
 	} refs[] = {
 		{ "fig3", fig3 }, { "twojoins", twojoins }, { "q1", q1 }, { "sfja", sfja },
-		{ "groups", groups },
+		{ "groups", groups }, { "terms", terms },
 	};
 	size_t i;
 
