@@ -99,7 +99,7 @@ tail -n 3 "$out/boot.out" | sed 's/^/   /'
 # A failed boot's verdict names the console lines behind it: say them here,
 # where the digest of scripts/check.sh finds them.
 if [ $boot_rc -ne 0 ]; then
-	sed -n '/boot.sh: FAIL/,$p' "$out/boot.out" | head -n 20 | sed 's/^/   /'
+	awk '/boot.sh: FAIL/ { f = 1 } f && n++ < 20 { print "   " $0 }' "$out/boot.out"
 fi
 
 "$top/tests/box/tap-summary.sh" "box $name" "$log" "$boot_rc"
