@@ -17,27 +17,17 @@ set -uo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build}
-engine=${TAILOR_ENGINE:-$build/examples/tailor-engine}
+# shellcheck source=tests/lib/engine-test.sh
+. "$top/tests/lib/engine-test.sh"
 tailor=$build/userspace/san/tailor
 synth=$build/userspace/synth_profile
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # Runs without -w leave their generated code for the report in
 # $TMPDIR/tailor-engine.*: here, gone with $work.
 export TMPDIR=$work
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
 # check NAME CMD...: ok if CMD succeeds
 check() { local name=$1; shift; if "$@" >"$work/why" 2>&1; then ok "$name"; else not_ok "$name" "$work/why"; fi; }
 
-for f in "$engine" "$tailor" "$synth"; do
-	if [ ! -x "$f" ]; then
-		echo "not ok 1 - $f missing: make examples && make -C userspace test-tools"
-		echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
-		exit 1
-	fi
-done
+require "$engine" "$tailor" "$synth"
 
 queries=$("$engine" --help | awk '/^queries/ {q = 1; next} q && /^$/ {exit} q {print $1}')
 if [ "$(echo $queries)" = "fig3 twojoins q1 sfja groups terms" ]; then

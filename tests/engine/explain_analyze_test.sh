@@ -26,19 +26,11 @@ set -uo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build}
-engine=${TAILOR_ENGINE:-$build/examples/tailor-engine}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
-export TAILOR=$build/userspace/tailor
-
-if [ ! -x "$engine" ] || [ ! -x "$TAILOR" ]; then
-	not_ok "$engine or $TAILOR missing: make userspace examples"
-	tap_totals
-	exit 1
-fi
+# shellcheck source=tests/lib/engine-test.sh
+. "$top/tests/lib/engine-test.sh"
+# The tailor --explain-analyze runs.
+export TAILOR=$tailor
+require "$engine" "$tailor"
 
 # The fixed queries, as --help lists them.
 nr_queries=$("$engine" --help | sed -n '/^queries (/,/^$/p' | grep -c '^  [a-z0-9]')

@@ -18,6 +18,8 @@
 #     --feedback-times) it would not;
 #   - names: a row of another query (--by-query) with a term's very name
 #     changes nothing; a profile by pipeline names no term and says so;
+#     the oracle's --extra work on the filter lies in the filter's own
+#     task, not in a term's;
 #   - bad input: a --feedback-times terms= that is not a permutation, or
 #     names an operator twice with two orders: exit 1, naming the file.
 # TAILOR_ENGINE: the engine to test (the ASan/UBSan build, say).
@@ -27,24 +29,10 @@ set -uo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build}
-engine=${TAILOR_ENGINE:-$build/examples/tailor-engine}
-tailor=$build/userspace/tailor
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
-
-if [ ! -x "$engine" ] || [ ! -x "$tailor" ]; then
-	not_ok "$engine or $tailor missing: make userspace examples"
-	tap_totals
-	exit 1
-fi
-if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
-	skip "perf and python3 are needed (scripts/setup.sh installs them)"
-	tap_totals
-	exit 0
-fi
+# shellcheck source=tests/lib/engine-test.sh
+. "$top/tests/lib/engine-test.sh"
+require "$engine" "$tailor"
+require_perf
 
 divisions='Filter#2 filter: (((l_extendedprice / l_quantity) / (l_tax + 1)) / (l_discount + 1)) > 2000'
 comparison='Filter#2 filter: l_discount < 1'
@@ -143,8 +131,8 @@ EOF
 # row D and C.  Comparison first is cheaper while C (1 - pd) < D (1 - pc).
 # A profile in the written order has D N samples for the divisions and
 # C pd N for the comparison; one in the swapped order C N and D pc N.
-pd=$(sed -n 's/.*> 2000 [0-9.]* ns a row, \([0-9.]*\)% pass.*/\1/p' "$work/fed.out" | head -1)
-pc=$(sed -n 's/.*l_discount < 1 [0-9.]* ns a row, \([0-9.]*\)% pass.*/\1/p' "$work/fed.out" | head -1)
+pd=$(sed -n 's/.*> 2000 [0-9.]* ns a row[^,;]*, \([0-9.]*\)% pass.*/\1/p' "$work/fed.out" | head -1)
+pc=$(sed -n 's/.*l_discount < 1 [0-9.]* ns a row[^,;]*, \([0-9.]*\)% pass.*/\1/p' "$work/fed.out" | head -1)
 if [ -z "$pd" ] || [ -z "$pc" ]; then
 	not_ok "the engine's log gives each term's share of rows passing" "$work/fed.out"
 	tap_totals
@@ -227,6 +215,31 @@ if "$tailor" report -i "$work/perf.data" -d "$work/q.dict" --level pipeline -f j
 else
 	not_ok "a profile by pipeline names no term: tested as written, and said so" \
 		"$work/by_pipeline.out"
+fi
+
+# The oracle's known work (--extra) on the filter runs for every row, in
+# whatever order: it lies in the filter's own task, never a term's, whose
+# cost a row it would inflate.
+d=$work/extra
+if "$engine" -s 0.001 -x 2=50 -d "$d.dict" -w "$d" terms >"$d.out" 2>&1 &&
+	grep -q '^check: ok' "$d.out"; then
+	lines=$(grep -n 'extra_units\[m->worker \* [0-9]*\] +=' "$d/terms.c" | cut -d: -f1)
+	owners=$(for l in $lines; do
+		awk -F'\t' -v key="$d/terms.c:$l" '
+			$1 == "component" && $2 == "task" { name[$3] = $4 }
+			$1 == "link" && $2 == "line" && $3 == key { task = $5 }
+			END { print name[task] }' "$d.dict"
+	done | sort -u)
+	filter=$(awk -F'\t' '$1 == "component" && $2 == "operator" && $4 ~ /^Filter#2 / { print $4 }' \
+		"$d.dict")
+	if [ -n "$lines" ] && [ -n "$filter" ] && [ "$owners" = "$filter filter" ]; then
+		ok "--extra on the filter: its work in the filter's own task, not a term's"
+	else
+		echo "work lines '$(echo $lines)' belong to '$owners', not '$filter filter'" >>"$d.out"
+		not_ok "--extra on the filter: its work in the filter's own task, not a term's" "$d.out"
+	fi
+else
+	not_ok "--extra 2=50 on terms: the result is unchanged" "$d.out"
 fi
 
 # Bad --feedback-times terms=.

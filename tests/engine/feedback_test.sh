@@ -31,24 +31,10 @@ set -uo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build}
-engine=${TAILOR_ENGINE:-$build/examples/tailor-engine}
-tailor=$build/userspace/tailor
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
-
-if [ ! -x "$engine" ] || [ ! -x "$tailor" ]; then
-	not_ok "$engine or $tailor missing: make userspace examples"
-	tap_totals
-	exit 1
-fi
-if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
-	skip "perf and python3 are needed (scripts/setup.sh installs them)"
-	tap_totals
-	exit 0
-fi
+# shellcheck source=tests/lib/engine-test.sh
+. "$top/tests/lib/engine-test.sh"
+require "$engine" "$tailor"
+require_perf
 
 # A C compiler that logs its arguments, one run a line.
 cat >"$work/cc" <<EOF

@@ -25,20 +25,12 @@ set -uo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build}
+# shellcheck source=tests/lib/engine-test.sh
+. "$top/tests/lib/engine-test.sh"
+# The engine the plugin was built with, whatever TAILOR_ENGINE says.
 engine=$build/examples/tailor-engine
 plugin=$build/examples/tailor-engine-llvm.so
-tailor=$build/userspace/tailor
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# shellcheck source=tests/lib/tap.sh
-. "$top/tests/lib/tap.sh"
-
-if [ ! -x "$engine" ] || [ ! -x "$tailor" ]; then
-	not_ok "$engine or $tailor missing: make userspace examples"
-	tap_totals
-	exit 1
-fi
+require "$engine" "$tailor"
 if [ ! -f "$plugin" ]; then
 	skip "no $plugin (llvm-config-14 missing at build: install llvm-14-dev)"
 	tap_totals

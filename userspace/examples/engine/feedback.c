@@ -100,23 +100,13 @@ static double pipeline_samples(const struct fb_profile *prof, const struct lower
 static const struct fb_times_query *times_of(const struct fb_input *in,
 					     const struct lowered *l, FILE *log)
 {
-	const char *query = l->plan->query;
-	int k;
+	const struct fb_times_query *tq = fb_input_times(in, l->plan->query);
 
-	if (!in->have_times)
-		return NULL;
-	for (k = 0; k < in->times.nr_queries; k++) {
-		const struct fb_times_query *tq = &in->times.queries[k];
-
-		if (strcmp(tq->name, query))
-			continue;
-		if (tq->nr_pipelines == l->nr_done)
-			return tq;
-		fprintf(log, "feedback: %s: --feedback-times %s has %d pipelines, the query %d; "
-			"its times are not used\n", query, in->times_path, tq->nr_pipelines,
-			l->nr_done);
-		return NULL;
-	}
+	if (!tq || tq->nr_pipelines == l->nr_done)
+		return tq;
+	fprintf(log, "feedback: %s: --feedback-times %s has %d pipelines, the query %d; "
+		"its times are not used\n", l->plan->query, in->times_path, tq->nr_pipelines,
+		l->nr_done);
 	return NULL;
 }
 

@@ -93,6 +93,12 @@ struct fb_input {
 #define FB_MAX_INPUTS	16	/* --feedback given this many times at most */
 
 /*
+ * The entry of the profiled run @in's --times for @query, or NULL: no
+ * --feedback-times for it, or none of that query.
+ */
+const struct fb_times_query *fb_input_times(const struct fb_input *in, const char *query);
+
+/*
  * Choose each pipeline's level of the lowered query @l (sets
  * pipelines[].opt) from the profiled runs @in[0..@nr_in), oldest first,
  * printing one line per pipeline to @log.  A level a run measured is

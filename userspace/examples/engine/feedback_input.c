@@ -296,6 +296,18 @@ fail:
 	return -1;
 }
 
+const struct fb_times_query *fb_input_times(const struct fb_input *in, const char *query)
+{
+	int k;
+
+	if (!in->have_times)
+		return NULL;
+	for (k = 0; k < in->times.nr_queries; k++)
+		if (!strcmp(in->times.queries[k].name, query))
+			return &in->times.queries[k];
+	return NULL;
+}
+
 int fb_times_read(struct fb_times *t, const char *path)
 {
 	FILE *f = fopen(path, "r");

@@ -99,7 +99,7 @@ static bool count_passes(struct terms *tm, const struct plan *plan, const struct
 {
 	struct term_eval ev;
 	double per_mask[TERMS_MASKS] = { 0 }, sampled = 0;
-	size_t step = t->rows > TERMS_SAMPLE_ROWS ? t->rows / TERMS_SAMPLE_ROWS : 1, r;
+	size_t step = (t->rows + TERMS_SAMPLE_ROWS - 1) / TERMS_SAMPLE_ROWS, r;
 	int i, m, p;
 
 	memset(&ev, 0, sizeof(ev));
@@ -162,18 +162,6 @@ static void try_orders(const struct terms *tm, int *order, int k, int *best, dou
 	}
 }
 
-static const struct fb_times_query *times_for(const struct fb_input *in, const char *query)
-{
-	int k;
-
-	if (!in->have_times)
-		return NULL;
-	for (k = 0; k < in->times.nr_queries; k++)
-		if (!strcmp(in->times.queries[k].name, query))
-			return &in->times.queries[k];
-	return NULL;
-}
-
 /*
  * What run @in says of the terms of @f: each term's cost a row, from its
  * samples and the rows that reached it in the order the run tested them.
@@ -183,7 +171,7 @@ static bool learn_costs(struct terms *tm, const struct op *f, const char *query,
 			const struct fb_input *in, const struct fb_run *run, int *tested,
 			bool *order_known)
 {
-	const struct fb_times_query *tq = times_for(in, query);
+	const struct fb_times_query *tq = fb_input_times(in, query);
 	double samples[PLAN_MAX_CONJUNCTS];
 	long execs = tq ? tq->executions : run->executions;
 	char name[128];
@@ -268,6 +256,7 @@ static int order_filter(struct op *f, const struct plan *plan, const struct data
 		}
 	for (j = 0; j < tm.n; j++)
 		order[j] = j;
+	memcpy(best, current, sizeof(best));
 	try_orders(&tm, order, tm.n, best, &best_ns);
 	current_ns = work_ns(&tm, current);
 	/* Noise in the samples must not flip the order back and forth. */

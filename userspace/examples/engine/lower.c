@@ -59,13 +59,19 @@ void lower_term_task_name(const struct op *op, int term, char *name, size_t size
 	snprintf(name, size, "%.*s filter: %s", (int)strcspn(op->name, " "), op->name, sql);
 }
 
-/* Task @i tests a filter's term, and so does an earlier task of its filter. */
-static bool earlier_term(const struct lowered *l, int i)
+enum role { R_SCAN, R_FILTER, R_BUILD, R_PROBE, R_AGGREGATE, R_OUTPUT };
+static const char *const role_names[] = {
+	[R_SCAN] = "scan", [R_FILTER] = "filter", [R_BUILD] = "build",
+	[R_PROBE] = "probe", [R_AGGREGATE] = "aggregate", [R_OUTPUT] = "output",
+};
+
+/* An earlier task of the filter whose task @i is: it named the filter already. */
+static bool earlier_filter_task(const struct lowered *l, int i)
 {
 	int j;
 
 	for (j = 0; j < i; j++)
-		if (l->tasks[j].op == l->tasks[i].op && l->tasks[j].term >= 0)
+		if (l->tasks[j].op == l->tasks[i].op && l->tasks[j].pipeline == l->tasks[i].pipeline)
 			return true;
 	return false;
 }
@@ -87,9 +93,9 @@ void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size
 		 * change with the order --feedback tests them in, it is how
 		 * the next profile's rows are found.
 		 */
-		if (t->term >= 0 && earlier_term(l, i))
+		if (t->role == R_FILTER && earlier_filter_task(l, i))
 			continue;
-		if (t->term >= 0)
+		if (t->role == R_FILTER)
 			n += (size_t)snprintf(name + n, size - n, "%s %.100s filter", sep,
 					      t->op->name);
 		else
@@ -134,11 +140,6 @@ static void pipeline_end(struct lowered *l, int previous)
 	l->current = previous;
 }
 
-enum role { R_SCAN, R_FILTER, R_BUILD, R_PROBE, R_AGGREGATE, R_OUTPUT };
-static const char *const role_names[] = {
-	[R_SCAN] = "scan", [R_FILTER] = "filter", [R_BUILD] = "build",
-	[R_PROBE] = "probe", [R_AGGREGATE] = "aggregate", [R_OUTPUT] = "output",
-};
 
 /*
  * The task of @op in the current pipeline, created (and linked) on first
@@ -454,12 +455,19 @@ static void consume(struct lowered *l, const struct op *op, const struct op *fro
 		 */
 		int terms[PLAN_MAX_CONJUNCTS];
 
+		/*
+		 * The oracle's known work runs for every row whatever the
+		 * order: in the filter's own task, not a term's, whose cost a
+		 * row it would inflate.
+		 */
+		if (op->nr_conjuncts > 1 && op->extra_work)
+			emit_extra_work(l, task_for(l, op, R_FILTER), op);
 		for (i = 0; i < op->nr_conjuncts; i++) {
 			int term = op->conjunct_order[i];
 
 			terms[i] = op->nr_conjuncts > 1 ? task_for_term(l, op, R_FILTER, term) :
 				   task_for(l, op, R_FILTER);
-			if (!i)
+			if (op->nr_conjuncts == 1)
 				emit_extra_work(l, terms[i], op);
 			expr_format(op->conjuncts[term], e, sizeof(e), 0);
 			emit(l, terms[i], "if (%s) {", e);
