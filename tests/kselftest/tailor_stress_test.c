@@ -4,7 +4,8 @@
  * target and on 64 targets; a target that creates and ends 200 threads
  * during a session; a ring left unread at the highest rate the box
  * reaches, where every sample must be counted once (delivered, lost or
- * queued); every reserved field refused; no byte the kernel did not write
+ * queued); throttling provoked, at a lowered perf_event_max_sample_rate;
+ * every reserved field refused; no byte the kernel did not write
  * reaching userspace (the debug kernel has no KMSAN: buffers are filled
  * with a pattern that must not come back); and an unprivileged member of
  * open_gid refused a setuid process.  Needs root and $TAILOR_KO (default
@@ -223,6 +224,102 @@ TEST(stalled_ring_counts_every_sample)
 	EXPECT_LE(64, st.total.delivered);
 	EXPECT_LT(0, st.total.lost);
 	close(fd);
+}
+
+#define MAX_RATE_SYSCTL	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define LOWERED_MAX_RATE	1000
+
+/* The perf_event_max_sample_rate the test found, put back however it ends. */
+FIXTURE(lowered_max_rate) {
+	char saved[32];
+};
+
+FIXTURE_SETUP(lowered_max_rate)
+{
+}
+
+FIXTURE_TEARDOWN(lowered_max_rate)
+{
+	int fd;
+
+	if (!self->saved[0])
+		return;
+	fd = open(MAX_RATE_SYSCTL, O_WRONLY);
+	EXPECT_LE(0, fd);
+	if (fd >= 0) {
+		EXPECT_EQ((ssize_t)strlen(self->saved),
+			  write(fd, self->saved, strlen(self->saved)));
+		close(fd);
+	}
+}
+
+/* One session at @period_ns on a target spinning 0.5 s; its totals. */
+static void throttle_run(struct __test_metadata *_metadata, uint64_t period_ns,
+			 struct tailor_stats *st)
+{
+	struct tailor_config cfg;
+	int go_fd, fd;
+	pid_t child;
+	size_t n;
+
+	child = spawn_tagged_child(STRESS_TAG, 500000000ull, &go_fd);
+	ASSERT_LT(0, child);
+	fd = tailor_open();
+	ASSERT_LE(0, fd);
+	tailor_config_init(&cfg, child);
+	cfg.timer_period_ns = period_ns;
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
+	go(go_fd);
+	ASSERT_EQ(0, wait_exit_code(child));
+	n = drain_all(_metadata, fd, 32);
+	expect_all_counted(_metadata, fd, n);
+	ASSERT_EQ(0, tailor_stats(fd, st, NULL, 0));
+	close(fd);
+}
+
+/*
+ * Throttling, provoked: perf stops a counter that overflows more than
+ * perf_event_max_sample_rate / HZ times in a tick, until the next tick.
+ * The box's timer cannot reach the default limit (100 kHz), so the test
+ * lowers it to 1 kHz and samples at 10 kHz.  Every throttle is counted,
+ * the session keeps sampling after each (the tick restarts the counter:
+ * far more samples than one tick's), throttling holds the rate down
+ * (under half of the same session's unthrottled), and every sample is
+ * still counted once.
+ */
+TEST_F(lowered_max_rate, throttled_counter_resumes_and_counts)
+{
+	struct tailor_stats free_run, throttled;
+	char low[16];
+	ssize_t len;
+	int fd;
+
+	SKIP_UNLESS_LOADED();
+	fd = open(MAX_RATE_SYSCTL, O_RDWR);
+	if (fd < 0)
+		SKIP(return, "%s: %s", MAX_RATE_SYSCTL, strerror(errno));
+	len = read(fd, self->saved, sizeof(self->saved) - 1);
+	ASSERT_LT(0, len);
+	self->saved[len] = '\0';
+	close(fd);
+
+	throttle_run(_metadata, 100000, &free_run);
+
+	fd = open(MAX_RATE_SYSCTL, O_WRONLY);
+	ASSERT_LE(0, fd);
+	len = snprintf(low, sizeof(low), "%d\n", LOWERED_MAX_RATE);
+	ASSERT_EQ(len, write(fd, low, (size_t)len));
+	close(fd);
+	throttle_run(_metadata, 100000, &throttled);
+
+	TH_LOG("0.5 s of CPU at 10 kHz: %llu samples; with perf_event_max_sample_rate %d: %llu samples, throttled %llu times (was %s)",
+	       (unsigned long long)free_run.total.produced, LOWERED_MAX_RATE,
+	       (unsigned long long)throttled.total.produced,
+	       (unsigned long long)throttled.total.throttled, strtok(self->saved, "\n"));
+	EXPECT_LT(0, throttled.total.throttled);
+	EXPECT_LT(100, throttled.total.produced);
+	EXPECT_LT(2 * throttled.total.produced, free_run.total.produced);
 }
 
 TEST(every_reserved_word_refused)
