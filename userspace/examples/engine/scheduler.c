@@ -59,17 +59,23 @@ static struct job *queue_pop(struct pool *p)
 
 static void run_morsel(struct job *j, const struct morsel *m)
 {
+	/*
+	 * The clock is read under the pool's tag: its system call, entered
+	 * from libc, is the pool's bookkeeping, and a kernel sample in it is
+	 * named by the tag alone.  Under the pipeline's tag of 0 it was
+	 * [kernel], a point of the engine's samples (issue 16).
+	 */
+	uint64_t cpu0 = thread_cpu_ns();
 	uint64_t word = tailor_tag_word_set(j->tag_word);
 	uint64_t tag = tailor_tag_set(j->task ? j->tag : 0);
-	uint64_t cpu0 = thread_cpu_ns();
 
 	if (j->task)
 		j->task(j->arg, m);
 	else
 		j->fn(j->ctx, m);
-	__atomic_fetch_add(&j->cpu_ns, thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
 	tailor_tag_restore(tag);
 	tailor_tag_word_restore(word);
+	__atomic_fetch_add(&j->cpu_ns, thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
 }
 
 static void *worker_main(void *arg)
