@@ -133,7 +133,11 @@ tap_totals() {
 		result "$name" 1 "no results, see $log"
 		return
 	fi
-	grep '^not ok' "$log" | sed 's/^/   /'
+	# Each failure with the excerpt its suite printed (not_ok's "#   "
+	# lines): CI's digest then says why, not only what.
+	awk '/^not ok/ { why = 12; print "   " $0; next }
+	     /^#   / && why > 0 { why--; print "   " $0; next }
+	     { why = 0 }' "$log"
 	while read -r t; do
 		[[ $t =~ \ pass:([0-9]+)\ fail:([0-9]+)\ .*\ skip:([0-9]+) ]] || continue
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}

@@ -187,6 +187,37 @@ TEST(target_with_200_threads)
 }
 
 /*
+ * One session at @period_ns, into a ring of @ring_records (0: the
+ * default), on a target spinning 0.5 s; drained after the target exits,
+ * every sample counted once; its totals in @st.
+ */
+static void spinning_target_session(struct __test_metadata *_metadata, uint64_t period_ns,
+				    uint32_t ring_records, struct tailor_stats *st)
+{
+	struct tailor_config cfg;
+	int go_fd, fd;
+	pid_t child;
+	size_t n;
+
+	child = spawn_tagged_child(STRESS_TAG, 500000000ull, &go_fd);
+	ASSERT_LT(0, child);
+	fd = tailor_open();
+	ASSERT_LE(0, fd);
+	tailor_config_init(&cfg, child);
+	cfg.timer_period_ns = period_ns;
+	if (ring_records)
+		cfg.ring_records = ring_records;
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
+	go(go_fd);
+	ASSERT_EQ(0, wait_exit_code(child));
+	n = drain_all(_metadata, fd, 32);
+	expect_all_counted(_metadata, fd, n);
+	ASSERT_EQ(0, tailor_stats(fd, st, NULL, 0));
+	close(fd);
+}
+
+/*
  * The highest rate (the timer's 10 us floor) into a 64-record ring nobody
  * reads while the target runs: most samples are lost, and each is counted
  * once.  Throttling is reported, not required: perf throttles a counter
@@ -194,28 +225,10 @@ TEST(target_with_200_threads)
  */
 TEST(stalled_ring_counts_every_sample)
 {
-	struct tailor_config cfg;
 	struct tailor_stats st;
-	int go_fd, fd;
-	size_t n;
-	pid_t child;
 
 	SKIP_UNLESS_LOADED();
-	child = spawn_tagged_child(STRESS_TAG, 500000000ull, &go_fd);
-	ASSERT_LT(0, child);
-	fd = tailor_open();
-	ASSERT_LE(0, fd);
-	tailor_config_init(&cfg, child);
-	cfg.timer_period_ns = TAILOR_MIN_TIMER_NS;
-	cfg.ring_records = 64;
-	ASSERT_EQ(0, tailor_configure(fd, &cfg));
-	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
-	go(go_fd);
-	ASSERT_EQ(0, wait_exit_code(child));
-	ASSERT_EQ(0, tailor_stats(fd, &st, NULL, 0));
-	n = drain_all(_metadata, fd, 32);
-	expect_all_counted(_metadata, fd, n);
-	ASSERT_EQ(0, tailor_stats(fd, &st, NULL, 0));
+	spinning_target_session(_metadata, TAILOR_MIN_TIMER_NS, 64, &st);
 	TH_LOG("0.5 s of CPU at a 10 us period: %llu produced (%.0f/s), %llu delivered, %llu lost, throttled %llu times%s",
 	       (unsigned long long)st.total.produced, st.total.produced / 0.5,
 	       (unsigned long long)st.total.delivered, (unsigned long long)st.total.lost,
@@ -223,7 +236,6 @@ TEST(stalled_ring_counts_every_sample)
 	       st.total.throttled ? "" : " (this box did not provoke throttling)");
 	EXPECT_LE(64, st.total.delivered);
 	EXPECT_LT(0, st.total.lost);
-	close(fd);
 }
 
 #define MAX_RATE_SYSCTL	"/proc/sys/kernel/perf_event_max_sample_rate"
@@ -253,31 +265,6 @@ FIXTURE_TEARDOWN(lowered_max_rate)
 	}
 }
 
-/* One session at @period_ns on a target spinning 0.5 s; its totals. */
-static void throttle_run(struct __test_metadata *_metadata, uint64_t period_ns,
-			 struct tailor_stats *st)
-{
-	struct tailor_config cfg;
-	int go_fd, fd;
-	pid_t child;
-	size_t n;
-
-	child = spawn_tagged_child(STRESS_TAG, 500000000ull, &go_fd);
-	ASSERT_LT(0, child);
-	fd = tailor_open();
-	ASSERT_LE(0, fd);
-	tailor_config_init(&cfg, child);
-	cfg.timer_period_ns = period_ns;
-	ASSERT_EQ(0, tailor_configure(fd, &cfg));
-	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
-	go(go_fd);
-	ASSERT_EQ(0, wait_exit_code(child));
-	n = drain_all(_metadata, fd, 32);
-	expect_all_counted(_metadata, fd, n);
-	ASSERT_EQ(0, tailor_stats(fd, st, NULL, 0));
-	close(fd);
-}
-
 /*
  * Throttling, provoked: perf stops a counter that overflows more than
  * perf_event_max_sample_rate / HZ times in a tick, until the next tick.
@@ -304,14 +291,14 @@ TEST_F(lowered_max_rate, throttled_counter_resumes_and_counts)
 	self->saved[len] = '\0';
 	close(fd);
 
-	throttle_run(_metadata, 100000, &free_run);
+	spinning_target_session(_metadata, 100000, 0, &free_run);
 
 	fd = open(MAX_RATE_SYSCTL, O_WRONLY);
 	ASSERT_LE(0, fd);
 	len = snprintf(low, sizeof(low), "%d\n", LOWERED_MAX_RATE);
 	ASSERT_EQ(len, write(fd, low, (size_t)len));
 	close(fd);
-	throttle_run(_metadata, 100000, &throttled);
+	spinning_target_session(_metadata, 100000, 0, &throttled);
 
 	TH_LOG("0.5 s of CPU at 10 kHz: %llu samples; with perf_event_max_sample_rate %d: %llu samples, throttled %llu times (was %s)",
 	       (unsigned long long)free_run.total.produced, LOWERED_MAX_RATE,
