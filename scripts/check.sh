@@ -290,6 +290,13 @@ box() {
 
 echo "== native checks"
 rm -f "$out/digest"
+# tracefs gives the tracepoints' ids (sched:sched_waking) to tailor
+# record's wakeups and to the bench's side-band sink; a machine that booted
+# without it mounted gets it here, as perf would mount it for itself.
+if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
+	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null &&
+		echo "# tracefs mounted at /sys/kernel/tracing"
+fi
 native
 if [ $native_only -eq 0 ]; then
 	box 6.1
