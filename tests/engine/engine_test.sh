@@ -96,11 +96,41 @@ awk -F'\t' '$1 == "component" && $2 == "task" {t[$3] = 1}
 	"$dict" >"$work/tasks"
 if [ ! -s "$work/tasks" ]; then ok "every task links to one operator and one pipeline"; else not_ok "task links" "$work/tasks"; fi
 
+# A call into the shared runtime is a line of its task, and runs under the
+# tag of that task's runtime task: "<task> (runtime)", of the same operator
+# and pipeline, with no line of its own.  A profile by task then tells the
+# generated code from the runtime (what --feedback's level model needs).
+for c in "$work"/d/*.c; do
+	awk -v f="$c" 'match($0, /TAILOR_TAGGED\([0-9]+UL/) {
+		print f ":" FNR "\t" substr($0, RSTART + 14, RLENGTH - 16) }' "$c"
+done >"$work/calls"
+awk -F'\t' 'FILENAME == ARGV[1] { call[$1] = $2; next }
+	$1 == "component" && $2 == "task" { name[$3] = $4 }
+	$1 == "link" && $2 == "task" { up[$3 "," $4] = $5 }
+	$1 == "link" && $2 == "line" { owner[$3] = $5; has_lines[$5] = 1 }
+	END {
+		for (line in call) {
+			t = owner[line]; r = call[line]; n++
+			if (name[r] != name[t] " (runtime)")
+				print line ": runs under " r " \"" name[r] "\", a line of \"" name[t] "\""
+			else if (up[r ",operator"] != up[t ",operator"] || up[r ",pipeline"] != up[t ",pipeline"])
+				print line ": " name[r] " is not of its caller'"'"'s operator and pipeline"
+			else if (r in has_lines)
+				print line ": " name[r] " has lines"
+		}
+		if (n < 10) print "only " n " runtime calls"
+	}' "$work/calls" "$dict" >"$work/runtime-calls"
+if [ ! -s "$work/runtime-calls" ]; then
+	ok "every runtime call ($(wc -l <"$work/calls")) runs under its task's runtime task, of the same operator and pipeline"
+else
+	not_ok "runtime calls and their tasks" "$work/runtime-calls"
+fi
+
 # Attribution of samples on chosen places, with the engine's own dictionary.
 task_id() { awk -F'\t' -v name="$1" '$1 == "component" && $2 == "task" && $4 == name {print $3}' "$dict"; }
 line_of() { grep -n -F -- "$2" "$work/d/$1.c" | head -n 1 | cut -d: -f1; }
-j4=$(task_id "twojoins: HashJoin#4 o_orderkey = l_orderkey probe")
-j5=$(task_id "twojoins: HashJoin#5 c_custkey = o_custkey probe")
+j4=$(task_id "twojoins: HashJoin#4 o_orderkey = l_orderkey probe (runtime)")
+j5=$(task_id "twojoins: HashJoin#5 c_custkey = o_custkey probe (runtime)")
 gen=$(task_id "[runtime] data generation")
 agg_line=$(line_of fig3 'agg4[1] += l_extendedprice / l_quantity;')
 probe_line=$(line_of fig3 'match3 = ctx->rt->join_lookup')

@@ -14,6 +14,8 @@
 #     spans -O0 (no samples) to -O3 (hours of them); a profile taken at
 #     -O0 with twice the samples, said so by --feedback-times, stands for
 #     the same CPU time at -O2 (the priors' factor of 2);
+#   - the runtime: in a profile by task, samples of a pipeline's runtime
+#     tasks (the shared runtime's work for it) do not raise its level;
 #   - memory: given a second profiled run, at -O3, the level goes back to
 #     -O2 if that run measured -O3 slower, and stays if faster; a profile
 #     of another query in the history changes nothing;
@@ -192,6 +194,55 @@ if [ "$(hist_level h2400000)" = O2 ] && [ "$(hist_level h1600000)" = O3 ] &&
 	ok "two profiled runs: -O3 measured slower than -O2 goes back to -O2, measured faster stays at -O3"
 else
 	not_ok "two profiled runs: -O3 20% slower gave -$(hist_level h2400000), 20% faster -$(hist_level h1600000) (want O2, O3)" "$work/h2400000.out"
+fi
+
+# The runtime: a profile by task tells the generated code from the shared
+# runtime's work for it ("... (runtime)" tasks), which no level changes.
+# 2000000 samples in pipeline 2's runtime and 200 in its generated code
+# choose as the 200 alone do; 2000200 in the generated code choose -O3.
+# Two workers: the level model divides a split pipeline's time by them.
+# by_task_profile OUT GENERATED RUNTIME: rows for pipeline 2's tasks only.
+by_task_profile() {
+	python3 - "$work/by_task.json" "$work/q.dict" "$2" "$3" >"$1" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+comp, link = {}, {}
+for line in open(sys.argv[2]):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "component" and len(f) >= 4:
+        comp[(f[1], f[2])] = f[3]
+    elif f[0] == "link" and f[1] == "task" and f[3] == "pipeline":
+        link[f[2]] = f[4]
+tasks = [comp[("task", t)] for t, pl in link.items()
+         if comp.get(("pipeline", pl), "").startswith("pipeline 2:")]
+runtime = [t for t in tasks if t.endswith(" (runtime)")]
+generated = [t for t in tasks if t not in runtime]
+assert runtime and generated, tasks
+p["rows"] = [{"name": generated[0], "kind": "component", "samples": float(sys.argv[3])},
+             {"name": runtime[0], "kind": "component", "samples": float(sys.argv[4])}]
+json.dump(p, sys.stdout)
+EOF
+}
+if "$tailor" report -i "$work/perf.data" -d "$work/q.dict" --level task -f json \
+	>"$work/by_task.json" 2>"$work/by_task.err" &&
+	by_task_profile "$work/gen200.json" 200 0 2>>"$work/by_task.err" &&
+	by_task_profile "$work/rt2000000.json" 200 2000000 2>>"$work/by_task.err" &&
+	by_task_profile "$work/gen2000200.json" 2000200 0 2>>"$work/by_task.err"; then
+	for f in gen200 rt2000000 gen2000200; do
+		run "$f" -s 0.002 -r 0 -j 2 --feedback "$work/$f.json" sfja
+	done
+	rt=$(hist_level rt2000000) gen=$(hist_level gen200) hot=$(hist_level gen2000200)
+	if [ -n "$gen" ] && [ "$rt" = "$gen" ] && [ "$gen" != O3 ] && [ "$hot" = O3 ] &&
+		grep -q '^feedback: sfja pipeline 2: 200 samples, .*, 2000000 samples, [0-9.]* ms a run in the runtime (at any level), ' \
+		"$work/rt2000000.out"; then
+		ok "by task: 2000000 samples in pipeline 2's runtime beside 200 in its generated code choose as the 200 alone (-$gen); 2000200 in its generated code, -O3"
+	else
+		cat "$work/gen200.out" "$work/gen2000200.out" >>"$work/rt2000000.out"
+		not_ok "by task: with runtime samples -$rt, the 200 alone -$gen, 2000200 generated -$hot (want the first two equal, not O3; the third O3)" \
+			"$work/rt2000000.out"
+	fi
+else
+	not_ok "a profile by task of sfja, pipeline 2 made to order" "$work/by_task.err"
 fi
 
 # A profile that names none of the query's pipelines (of another query) in

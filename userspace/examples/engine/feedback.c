@@ -20,9 +20,11 @@
  * The execution times are never priors: they are the profiles'.  A level
  * no profiled run measured gets the runs' time normalized to -O2 by
  * exec_factor, times its own factor; a level a run measured gets what it
- * measured, since the factors are means over queries and a pipeline
- * spending its time in the precompiled runtime (groups' hash table) gains
- * nothing at -O3.
+ * measured, since the factors are means over queries.  Only the
+ * generated code's time is scaled: a profile by task names the time the
+ * precompiled runtime spends for a pipeline (its runtime tasks: groups'
+ * hash table), which no level changes.  A profile by pipeline cannot, and
+ * the time a run measured at a level is the better guess there.
  */
 static const double exec_factor[FB_NR_LEVELS] = { 2.0, 1.1, 1.0, 0.9 };
 static const double compile_line_ns[FB_NR_LEVELS] = { 0, 0.25e6, 0.58e6, 0.62e6 };
@@ -70,15 +72,19 @@ double fb_row_samples(const struct fb_profile *prof, const char *query, const ch
 
 /*
  * Pipeline @k of @l in @prof: its row, or the sum of its tasks' rows in a
- * profile by task; -1 when the profile names none of it.
+ * profile by task; -1 when the profile names none of it.  Of a profile by
+ * task, the samples of its runtime tasks (the precompiled runtime's, which
+ * no -O level changes) are added to *@runtime as well; a profile by
+ * pipeline cannot tell them apart and adds none.
  */
 static double pipeline_samples(const struct fb_profile *prof, const struct lowered *l, int k,
-			       int prefixed)
+			       int prefixed, double *runtime)
 {
 	char name[LOWER_NAME_MAX];
 	double sum = -1, s;
 	int i;
 
+	*runtime = 0;
 	if (!prof->by_task) {
 		lower_pipeline_name(l, k, name, sizeof(name));
 		return fb_row_samples(prof, l->plan->query, name, prefixed);
@@ -87,8 +93,11 @@ static double pipeline_samples(const struct fb_profile *prof, const struct lower
 		if (l->tasks[i].pipeline != l->order[k])
 			continue;
 		s = fb_row_samples(prof, l->plan->query, l->tasks[i].name, prefixed);
-		if (s >= 0)
-			sum = (sum < 0 ? 0 : sum) + s;
+		if (s < 0)
+			continue;
+		sum = (sum < 0 ? 0 : sum) + s;
+		if (l->tasks[i].runtime)
+			*runtime += s;
 	}
 	return sum;
 }
@@ -114,12 +123,16 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 	      const struct fb_run *run, FILE *log)
 {
 	const struct fb_times_query *tq[FB_MAX_INPUTS];
-	/* Each run's samples of each pipeline; -1 where its profile names none. */
+	/*
+	 * Each run's samples of each pipeline; -1 where its profile names
+	 * none.  Of them, those in the runtime.
+	 */
 	double rows[FB_MAX_INPUTS][LOWER_MAX_PIPELINES];
+	double in_runtime[FB_MAX_INPUTS][LOWER_MAX_PIPELINES];
 	const char *query = l->plan->query;
 	double compile_ns = 0, predicted_ns = 0, scale = 1;
 	int i, k, level, found = 0, last = -1, nr_used = 0;
-	bool used[FB_MAX_INPUTS] = { false };
+	bool used[FB_MAX_INPUTS] = { false }, by_task = true;
 
 	if (nr_in > FB_MAX_INPUTS)
 		nr_in = FB_MAX_INPUTS;
@@ -129,7 +142,8 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		int named = 0;
 
 		for (i = 0; i < nr_in; i++) {
-			rows[i][k] = pipeline_samples(&in[i].profile, l, k, run->prefixed);
+			rows[i][k] = pipeline_samples(&in[i].profile, l, k, run->prefixed,
+						      &in_runtime[i][k]);
 			named |= rows[i][k] >= 0;
 			used[i] |= rows[i][k] >= 0;
 		}
@@ -140,7 +154,15 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		if (used[i]) {
 			last = i;
 			nr_used++;
+			by_task &= in[i].profile.by_task;
 		}
+	/*
+	 * A profile by pipeline holds the runtime's samples in the pipeline's:
+	 * with one among the runs, none is split, or a level's time would be
+	 * the generated code's in one run and the whole pipeline's in another.
+	 */
+	if (!by_task)
+		memset(in_runtime, 0, sizeof(in_runtime));
 	if (!found) {
 		fprintf(log, "feedback: %s: the profile names none of its %d pipelines; compiled "
 			"as without feedback\n", query, l->nr_done);
@@ -167,31 +189,38 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 		long last_execs = tq[last] ? tq[last]->executions : run->executions;
 		int best = FB_DEFAULT_LEVEL, nr_measured[FB_NR_LEVELS] = { 0 };
 		double lines = (double)(p->nr_lines + p->nr_finish);
-		double last_samples = rows[last][k] > 0 ? rows[last][k] : 0;
+		double last_samples = rows[last][k] > 0 ? rows[last][k] - in_runtime[last][k] : 0;
 		double measured[FB_NR_LEVELS] = { 0 }, cost[FB_NR_LEVELS], at_o2 = 0;
-		char seen[160] = "";
+		double runtime_cpu = 0, runtime_samples = in_runtime[last][k];
+		char seen[160] = "", in_rt[96];
 		size_t len = 0;
 
-		/* CPU time of one execution at the level each run compiled it at. */
+		/*
+		 * CPU time of one execution of the generated code at the level
+		 * each run compiled it at; the runtime's, the same at every
+		 * level, averaged over the runs.
+		 */
 		for (i = 0; i < nr_in; i++) {
 			int ran_at = tq[i] ? tq[i]->opt[k] : FB_DEFAULT_LEVEL;
 			long execs = tq[i] ? tq[i]->executions : run->executions;
-			double samples = rows[i][k] > 0 ? rows[i][k] : 0;
-			double cpu = samples * in[i].profile.sample_ns / (double)execs;
+			double samples = rows[i][k] > 0 ? rows[i][k] - in_runtime[i][k] : 0;
+			double ns = in[i].profile.sample_ns / (double)execs;
 
 			if (!used[i])
 				continue;
-			measured[ran_at] += cpu;
+			measured[ran_at] += samples * ns;
 			nr_measured[ran_at]++;
-			at_o2 += cpu / exec_factor[ran_at];
+			at_o2 += samples * ns / exec_factor[ran_at];
+			runtime_cpu += in_runtime[i][k] * ns;
 		}
 		at_o2 /= nr_used;
+		runtime_cpu /= nr_used;
 		for (level = 0; level < FB_NR_LEVELS; level++) {
 			/* What a run measured at a level beats the prior for it. */
 			double cpu = nr_measured[level] ? measured[level] / nr_measured[level]
 							: at_o2 * exec_factor[level];
 			/* A split pipeline's wall time is its CPU time over the workers. */
-			double wall = cpu / (p->source >= 0 ? run->threads : 1);
+			double wall = (cpu + runtime_cpu) / (p->source >= 0 ? run->threads : 1);
 
 			cost[level] = scale * lines * compile_line_ns[level] +
 				      (double)run->executions * wall;
@@ -206,11 +235,18 @@ int fb_choose(struct lowered *l, const struct fb_input *in, int nr_in,
 			if (cost[level] < cost[best])
 				best = level;
 		p->opt = best;
+		if (runtime_samples > 0)
+			snprintf(in_rt, sizeof(in_rt), ", %.0f samples, %.2f ms a run in the runtime "
+				 "(at any level)", runtime_samples,
+				 runtime_samples * in[last].profile.sample_ns / (double)last_execs /
+				 1e6);
+		else
+			in_rt[0] = 0;
 		fprintf(log, "feedback: %s pipeline %d: %.0f samples, %.2f ms CPU a run at -%s "
-			"(%.2f ms at -O2), %.0f lines%s: -%s%s (expected %.1f ms compile + run, "
+			"(%.2f ms at -O2)%s, %.0f lines%s: -%s%s (expected %.1f ms compile + run, "
 			"%.1f ms at -O2)\n", query, k + 1, last_samples,
 			last_samples * in[last].profile.sample_ns / (double)last_execs / 1e6,
-			fb_level_name(last_at), at_o2 / 1e6, lines, seen, fb_level_name(best),
+			fb_level_name(last_at), at_o2 / 1e6, in_rt, lines, seen, fb_level_name(best),
 			best == 3 ? " -march=native" : "", cost[best] / 1e6,
 			cost[FB_DEFAULT_LEVEL] / 1e6);
 	}

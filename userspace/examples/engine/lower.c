@@ -7,9 +7,10 @@
  * task: the join has a build and a probe task, the group-by an aggregate
  * and an output task.  Every emitted line belongs to exactly one task.
  *
- * Shared runtime functions are called with the task's id in the tag
- * register, so samples in them are attributed to the right operator even
- * though two joins run the very same code.
+ * Shared runtime functions are called with the id of the calling task's
+ * runtime task in the tag register, so samples in them are attributed to
+ * the right operator even though two joins run the very same code, and
+ * apart from the generated code's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,7 +87,7 @@ void lower_pipeline_name(const struct lowered *l, int k, char *name, size_t size
 	for (i = 0; i < l->nr_tasks && n < size; i++) {
 		const struct task *t = &l->tasks[i];
 
-		if (t->pipeline != l->order[k])
+		if (t->pipeline != l->order[k] || t->runtime)
 			continue;
 		/*
 		 * A filter's terms once, as the filter: the name must not
@@ -155,7 +156,8 @@ static int task_for_term(struct lowered *l, const struct op *op, enum role role,
 
 	for (i = 0; i < l->nr_tasks; i++)
 		if (l->tasks[i].op == op && l->tasks[i].pipeline == l->current &&
-		    l->tasks[i].role == (int)role && l->tasks[i].term == term)
+		    l->tasks[i].role == (int)role && l->tasks[i].term == term &&
+		    !l->tasks[i].runtime)
 			return i;
 	if (l->nr_tasks == LOWER_MAX_TASKS) {
 		lower_error(l, "more than %d tasks", LOWER_MAX_TASKS);
@@ -166,6 +168,7 @@ static int task_for_term(struct lowered *l, const struct op *op, enum role role,
 	t->role = (int)role;
 	t->pipeline = l->current;
 	t->term = term;
+	t->runtime = false;
 	if (term >= 0) {
 		lower_term_task_name(op, term, t->name, sizeof(t->name));
 	} else {
@@ -180,6 +183,37 @@ static int task_for_term(struct lowered *l, const struct op *op, enum role role,
 static int task_for(struct lowered *l, const struct op *op, enum role role)
 {
 	return task_for_term(l, op, role, -1);
+}
+
+/*
+ * The runtime task of task @caller ("HashJoin#3 p_partkey = l_partkey probe
+ * (runtime)"): what the shared runtime does for it, under its own tag.
+ * Same operator, role and pipeline, so the operator and pipeline levels
+ * are as without it; created on the first call.
+ */
+static int runtime_task_for(struct lowered *l, int caller)
+{
+	const struct task *c = &l->tasks[caller];
+	struct task *t;
+	size_t len;
+	int i;
+
+	for (i = 0; i < l->nr_tasks; i++)
+		if (l->tasks[i].runtime && l->tasks[i].op == c->op &&
+		    l->tasks[i].pipeline == c->pipeline && l->tasks[i].role == c->role &&
+		    l->tasks[i].term == c->term)
+			return i;
+	if (l->nr_tasks == LOWER_MAX_TASKS) {
+		lower_error(l, "more than %d tasks", LOWER_MAX_TASKS);
+		return caller;
+	}
+	t = &l->tasks[l->nr_tasks];
+	*t = *c;
+	t->runtime = true;
+	len = strlen(t->name);
+	snprintf(t->name + len, sizeof(t->name) - len, " (runtime)");
+	t->id = l->levels->next_task++;
+	return l->nr_tasks++;
 }
 
 /*
@@ -229,13 +263,15 @@ static void emit(struct lowered *l, int task, const char *fmt, ...)
 }
 
 /*
- * A call into the shared runtime under the task's id: TAILOR_TAGGED, whose
- * one-line definition at the top of the file is the backend's (see
- * lower_write_c()), so both backends compile the very same lines.
+ * A call into the shared runtime: a line of @task, whose call runs under
+ * the id of @task's runtime task.  TAILOR_TAGGED's one-line definition at
+ * the top of the file is the backend's (see lower_write_c()), so both
+ * backends compile the very same lines.
  */
 __attribute__((format(printf, 3, 4)))
 static void emit_call(struct lowered *l, int task, const char *fmt, ...)
 {
+	int rt = runtime_task_for(l, task);
 	char call[512];
 	va_list ap;
 	int n;
@@ -247,12 +283,12 @@ static void emit_call(struct lowered *l, int task, const char *fmt, ...)
 		lower_error(l, "a generated call is too long");
 		return;
 	}
-	if (l->tasks[task].id >> LOWER_WORD_TASK_BITS) {
+	if (l->tasks[rt].id >> LOWER_WORD_TASK_BITS) {
 		lower_error(l, "task id %llu does not fit the tag word's %d bits",
-			    (unsigned long long)l->tasks[task].id, LOWER_WORD_TASK_BITS);
+			    (unsigned long long)l->tasks[rt].id, LOWER_WORD_TASK_BITS);
 		return;
 	}
-	emit(l, task, "TAILOR_TAGGED(%lluUL, %s)", (unsigned long long)l->tasks[task].id, call);
+	emit(l, task, "TAILOR_TAGGED(%lluUL, %s)", (unsigned long long)l->tasks[rt].id, call);
 }
 
 /*

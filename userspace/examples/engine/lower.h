@@ -49,6 +49,13 @@ struct task {
 	int pipeline;			/* index into lowered.pipelines */
 	int role;			/* scan, build, probe, ... */
 	int term;			/* a filter's conjunct (op->conjuncts[]), or -1 */
+	/*
+	 * The shared runtime's work for the task of the same op, role and
+	 * pipeline: the tag of its TAILOR_TAGGED calls.  It has no lines; a
+	 * profile by task tells the generated code, whose time the -O level
+	 * changes, from the precompiled runtime's, whose time it does not.
+	 */
+	bool runtime;
 	char name[128];
 };
 
