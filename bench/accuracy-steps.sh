@@ -38,6 +38,12 @@
 # under perf record at the same rate, and the operators' shares of the two
 # are printed side by side (ACCURACY_COMPARE=0: not).
 #
+# ACCURACY_SINGLESTEP=1: in the test box, each profiled run with QEMU
+# translating one instruction per block (box-singlestep): TCG takes a
+# timer interrupt only between blocks, so a sample's IP is otherwise the
+# start of the next block, wherever the compiler's layout ends one.  The
+# guest runs about 40 times slower; the warm-up runs are not stepped.
+#
 # Environment: ACCURACY_PROFILER (tailor, or perf: perf record -e
 # cpu-clock --intr-regs=r15 --user-regs=ip,r15, no module), ACCURACY_QUERIES
 # ("sfja fig3 q1"), ACCURACY_ROUNDS (3), ACCURACY_SCALE (0.05),
@@ -54,12 +60,21 @@ scale=${ACCURACY_SCALE:-0.05}
 repeat=${ACCURACY_REPEAT:-10}
 freq=${ACCURACY_FREQ:-4000}
 compare=${ACCURACY_COMPARE:-1}
+singlestep=${ACCURACY_SINGLESTEP:-0}
 mkdir -p "$out"
 
 [ -z "${ACCURACY_VARIANTS:-}" ] || {
 	echo "accuracy: ACCURACY_VARIANTS is gone: set ACCURACY_VARIANTS_<query>, e.g. ACCURACY_VARIANTS_sfja" >&2
 	exit 1
 }
+case $singlestep in
+0) ;;
+1) command -v box-singlestep >/dev/null 2>&1 || {
+	echo "accuracy: ACCURACY_SINGLESTEP=1 needs the test box's box-singlestep (bench/accuracy.sh --box)" >&2
+	exit 1
+} ;;
+*) echo "accuracy: ACCURACY_SINGLESTEP must be 0 or 1, not '$singlestep'" >&2; exit 1 ;;
+esac
 case $rounds in
 '' | *[!0-9]* | 0) echo "accuracy: ACCURACY_ROUNDS must be a count of at least 1, not '$rounds'" >&2; exit 1 ;;
 esac
@@ -101,16 +116,19 @@ shares=$out/shares.txt
 profile() {
 	p_who=$1 p_file=$2
 	shift 2
+	[ "$singlestep" = 0 ] || box-singlestep on >&2
 	if [ "$p_who" = tailor ]; then
 		"$tailor" record -q -F "$freq" -o "$p_file" -- "$@" >"$out/r.out" 2>&1
 	else
 		perf record -q -e cpu-clock -F "$freq" --intr-regs=r15 --user-regs=ip,r15 \
 			-o "$p_file" -- "$@" >"$out/r.out" 2>&1
 	fi || {
+		[ "$singlestep" = 0 ] || box-singlestep off >&2
 		cat "$out/r.out"
 		echo "accuracy: the run failed: $*" >&2
 		exit 1
 	}
+	[ "$singlestep" = 0 ] || box-singlestep off >&2
 	grep -q '^check: ok' "$out/r.out" || { cat "$out/r.out"; exit 1; }
 }
 
@@ -197,6 +215,7 @@ case $profiler in
 tailor) how="tailor record (tailor.ko), $freq Hz" ;;
 *) how="perf record -e cpu-clock --intr-regs=r15, $freq Hz, read by tailor report" ;;
 esac
+[ "$singlestep" = 0 ] || how="$how, single-stepped (box-singlestep)"
 {
 	for q in $queries; do
 		awk -v query="$q" -v rounds="$rounds" -v scale="$scale" -v repeat="$repeat" -v how="$how" '
