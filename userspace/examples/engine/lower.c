@@ -142,6 +142,20 @@ static void pipeline_end(struct lowered *l, int previous)
 }
 
 
+/* The task of @op, @role and @term in @pipeline, the runtime's or not; -1: none yet. */
+static int find_task(const struct lowered *l, const struct op *op, int pipeline, int role,
+		     int term, bool runtime)
+{
+	int i;
+
+	for (i = 0; i < l->nr_tasks; i++)
+		if (l->tasks[i].op == op && l->tasks[i].pipeline == pipeline &&
+		    l->tasks[i].role == role && l->tasks[i].term == term &&
+		    l->tasks[i].runtime == runtime)
+			return i;
+	return -1;
+}
+
 /*
  * The task of @op in the current pipeline, created (and linked) on first
  * use; for a filter of several terms, one task per @term, named by its
@@ -152,13 +166,10 @@ static int task_for_term(struct lowered *l, const struct op *op, enum role role,
 {
 	struct pipeline *p = &l->pipelines[l->current];
 	struct task *t;
-	int i;
+	int i = find_task(l, op, l->current, (int)role, term, false);
 
-	for (i = 0; i < l->nr_tasks; i++)
-		if (l->tasks[i].op == op && l->tasks[i].pipeline == l->current &&
-		    l->tasks[i].role == (int)role && l->tasks[i].term == term &&
-		    !l->tasks[i].runtime)
-			return i;
+	if (i >= 0)
+		return i;
 	if (l->nr_tasks == LOWER_MAX_TASKS) {
 		lower_error(l, "more than %d tasks", LOWER_MAX_TASKS);
 		return 0;
@@ -194,15 +205,12 @@ static int task_for(struct lowered *l, const struct op *op, enum role role)
 static int runtime_task_for(struct lowered *l, int caller)
 {
 	const struct task *c = &l->tasks[caller];
+	int i = find_task(l, c->op, c->pipeline, c->role, c->term, true);
 	struct task *t;
 	size_t len;
-	int i;
 
-	for (i = 0; i < l->nr_tasks; i++)
-		if (l->tasks[i].runtime && l->tasks[i].op == c->op &&
-		    l->tasks[i].pipeline == c->pipeline && l->tasks[i].role == c->role &&
-		    l->tasks[i].term == c->term)
-			return i;
+	if (i >= 0)
+		return i;
 	if (l->nr_tasks == LOWER_MAX_TASKS) {
 		lower_error(l, "more than %d tasks", LOWER_MAX_TASKS);
 		return caller;
