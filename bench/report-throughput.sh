@@ -11,8 +11,10 @@
 # over the lines of tw_ops (a real binary with DWARF) and libtw_jit.so,
 # with tags, in a tailor recording and a perf.data, each CPU's samples in
 # batches out of time order and round marks after each pair, and packed,
-# as tailor record and perf record write them; once more with the samples
-# as raw records (format 1); once more without marks (older tailors'),
+# as tailor record and perf record write them; once more packed as format
+# 2 did, without the batches' summaries, so that the first pass unpacks
+# them; once more with the samples as raw records (format 1); once more
+# without marks (older tailors'),
 # which is merged whole.  Each tool runs once
 # after a warm-up read of the files; times are wall clock.
 set -euo pipefail
@@ -49,9 +51,10 @@ repeat=$(( (samples + 9999) / 10000 ))
 samples=$((repeat * 10000))
 echo "building a profile of $samples samples..." >&2
 "$top/build/userspace/synth_profile" -R -P -r "$repeat" -o "$work/p.rec" -p "$work/p.data" "$work/spec" >/dev/null
+"$top/build/userspace/synth_profile" -R -P -2 -r "$repeat" -o "$work/p2.rec" "$work/spec" >/dev/null
 "$top/build/userspace/synth_profile" -R -r "$repeat" -o "$work/raw.rec" "$work/spec" >/dev/null
 "$top/build/userspace/synth_profile" -r "$repeat" -o "$work/old.rec" "$work/spec" >/dev/null
-cat "$work/p.rec" "$work/p.data" "$work/raw.rec" "$work/old.rec" >/dev/null
+cat "$work/p.rec" "$work/p2.rec" "$work/p.data" "$work/raw.rec" "$work/old.rec" >/dev/null
 
 tailor=$top/build/userspace/tailor
 # time_it NAME CMD...: prints "NAME seconds samples/s"
@@ -66,11 +69,12 @@ time_it() {
 }
 
 echo "$samples samples; $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
-echo "recording $(stat -c %s "$work/p.rec") bytes packed, $(stat -c %s "$work/raw.rec") raw; perf.data $(stat -c %s "$work/p.data") bytes"
+echo "recording $(stat -c %s "$work/p.rec") bytes packed ($(stat -c %s "$work/p2.rec") as format 2), $(stat -c %s "$work/raw.rec") raw; perf.data $(stat -c %s "$work/p.data") bytes"
 {
 	time_it "tailor report (operators, recording)" "$tailor" report -i "$work/p.rec" -d "$work/ops.dict"
 	time_it "tailor report (functions, recording)" "$tailor" report -i "$work/p.rec" -l function
 	time_it "tailor timeline (1ms buckets, recording)" "$tailor" timeline -b 1ms -i "$work/p.rec" -d "$work/ops.dict"
+	time_it "tailor report (operators, format 2 packed)" "$tailor" report -i "$work/p2.rec" -d "$work/ops.dict"
 	time_it "tailor report (operators, raw samples)" "$tailor" report -i "$work/raw.rec" -d "$work/ops.dict"
 	time_it "tailor report (operators, perf.data)" "$tailor" report -i "$work/p.data" -d "$work/ops.dict"
 	time_it "tailor report (operators, recording without rounds)" "$tailor" report -i "$work/old.rec" -d "$work/ops.dict"

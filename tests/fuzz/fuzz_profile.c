@@ -3,8 +3,10 @@
  * libFuzzer target for the profile readers tailor report uses: tailor
  * recordings and perf.data files, opened as sessions (userspace/lib/
  * session.c, format/).  No input may crash them; a profile that opens
- * must deliver exactly the samples it counted at open, and in time
- * order but for the events it counts as out of order.
+ * must deliver exactly the samples it counts -- at open, or fewer where
+ * delivery found a batch bad (format 3 checks a packed batch's stream
+ * only then), cut short with a reason -- and in time order but for the
+ * events it counts as out of order.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (session_run(s, consumers, 1))
 			abort();
 		if (n.samples != session_info(s)->nr_samples ||
-		    n.backwards > session_info(s)->out_of_order)
+		    n.backwards > session_info(s)->out_of_order ||
+		    (!session_info(s)->complete && !session_info(s)->problem[0]))
 			abort();
 		session_close(s);
 	} else if (!err[0]) {

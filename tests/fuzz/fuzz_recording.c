@@ -76,20 +76,26 @@ static void read_samples(const struct tlr_record *rec)
 
 /*
  * A packed batch the reader accepted must unpack, be accepted too when
- * only checked, with the same summary, and packing what came out must
- * give the same samples back.
+ * only checked, with the same summary -- in format 3 the one it states
+ * -- and by tlr_unpack_record(); packing what came out must give the
+ * same samples back.
  */
-static void read_packed(const struct tlr_record *rec)
+static void read_packed(const struct tlr_reader *r, const struct tlr_record *rec)
 {
 	const unsigned char *p = rec->payload;
 	struct tlr_samples_packed hdr;
-	struct tlr_pack_summary sum, quick;
+	struct tlr_samples_summary sum, quick;
 	struct tlr_pack_state st;
 	uint8_t *out, *again, *repacked;
 	size_t len = 0;
-	char err[160];
+	char err[320];
 
 	memcpy(&hdr, p, sizeof(hdr));
+	if (tlr_reader_version(r) >= 3) {
+		if (!rec->summary)
+			__builtin_trap();
+		p += sizeof(struct tlr_samples_summary);
+	}
 	out = malloc((size_t)hdr.count * hdr.record_size + 1);
 	again = malloc((size_t)hdr.count * hdr.record_size + 1);
 	repacked = malloc(tlr_pack_bound(hdr.count, hdr.record_size) + 1);
@@ -100,7 +106,11 @@ static void read_packed(const struct tlr_record *rec)
 	    tlr_unpack(p + sizeof(hdr), hdr.packed_size, hdr.count, hdr.record_size, NULL, &quick,
 		       err, sizeof(err)) ||
 	    (hdr.count && memcmp(&sum, &quick, sizeof(sum))) ||
+	    (rec->summary && memcmp(&sum, rec->summary, sizeof(sum))) ||
 	    memcmp(out, rec->samples, (size_t)hdr.count * hdr.record_size))
+		__builtin_trap();
+	if (tlr_unpack_record(r, rec, again, err, sizeof(err)) ||
+	    memcmp(out, again, (size_t)hdr.count * hdr.record_size))
 		__builtin_trap();
 	if (tlr_pack_begin(&st, hdr.record_size))
 		__builtin_trap();
@@ -116,7 +126,7 @@ static void read_packed(const struct tlr_record *rec)
 	free(repacked);
 }
 
-static void read_record(const struct tlr_record *rec)
+static void read_record(const struct tlr_reader *r, const struct tlr_record *rec)
 {
 	const char *p = rec->payload;
 
@@ -130,7 +140,7 @@ static void read_record(const struct tlr_record *rec)
 		read_samples(rec);
 		break;
 	case TLR_SAMPLES_PACKED:
-		read_packed(rec);
+		read_packed(r, rec);
 		break;
 	case TLR_MMAP:
 		sink += strlen(p + sizeof(struct tlr_mmap));
@@ -161,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    rec.payload != data + rec.offset + 8)
 			__builtin_trap();
 		expect_offset += 8 + (uint64_t)rec.size;
-		read_record(&rec);
+		read_record(r, &rec);
 	}
 	/* The end, clean or not, stays where it is. */
 	if ((ret == 0 && expect_offset != size) ||

@@ -59,7 +59,13 @@ static int put_samples(struct tlr_writer *w, uint32_t record_size,
 		   (size_t)count * record_size);
 }
 
-/* The same samples packed (format 2), with a second thread and kernel IPs. */
+/* The format the file being made is in: packed batches differ. */
+static uint32_t corpus_version;
+
+/*
+ * The same samples packed, with a second thread and kernel IPs; from
+ * format 3 with the batch's summary after its header.
+ */
 static int put_packed(struct tlr_writer *w, uint32_t record_size, uint32_t count)
 {
 	struct tlr_samples_packed hdr = { .record_size = record_size, .count = count };
@@ -84,10 +90,16 @@ static int put_packed(struct tlr_writer *w, uint32_t record_size, uint32_t count
 		len += tlr_pack_one(&st, &words[i * per], packed + len);
 	}
 	hdr.packed_size = (uint32_t)len;
+	if (corpus_version >= 3) {
+		const void *parts[] = { &hdr, &st.sum, packed };
+		size_t lens[] = { sizeof(hdr), sizeof(st.sum), len };
+
+		return tlr_write(w, TLR_SAMPLES_PACKED, parts, lens, 3);
+	}
 	return put(w, TLR_SAMPLES_PACKED, &hdr, sizeof(hdr), packed, len);
 }
 
-/* Format 2: packed batches between the side-band, as tailor record writes. */
+/* Packed batches between the side-band, as tailor record writes. */
 static int packed(struct tlr_writer *w)
 {
 	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
@@ -148,7 +160,7 @@ static int wide_no_end(struct tlr_writer *w)
 	       put_samples(w, 24, 0);
 }
 
-static int make(const char *dir, const char *name,
+static int make(const char *dir, const char *name, uint32_t version,
 		int (*fill)(struct tlr_writer *))
 {
 	char path[4096];
@@ -156,7 +168,8 @@ static int make(const char *dir, const char *name,
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	w = tlr_writer_create(path);
+	corpus_version = version;
+	w = tlr_writer_create_version(path, version);
 	if (!w) {
 		perror(path);
 		return 1;
@@ -175,8 +188,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
 		return 2;
 	}
-	return make(argv[1], "minimal.tlr", minimal) |
-	       make(argv[1], "every-type.tlr", every_type) |
-	       make(argv[1], "wide-no-end.tlr", wide_no_end) |
-	       make(argv[1], "packed.tlr", packed);
+	return make(argv[1], "minimal.tlr", TLR_VERSION, minimal) |
+	       make(argv[1], "every-type.tlr", TLR_VERSION, every_type) |
+	       make(argv[1], "wide-no-end.tlr", TLR_VERSION, wide_no_end) |
+	       make(argv[1], "packed.tlr", TLR_VERSION, packed) |
+	       make(argv[1], "packed-v2.tlr", 2, packed);
 }

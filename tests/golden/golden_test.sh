@@ -382,10 +382,11 @@ else
 	not_ok "attribution by the tag word: got '$got'"
 fi
 
-# ---- Packed samples (format 2): every view as from the raw samples ----
-# The same samples packed (synth_profile -P): the reader unpacks them to
-# exactly the raw records, so every output must be byte for byte the raw
-# recording's -- the sample lines of tailor dump too.
+# ---- Packed samples (formats 3 and 2): every view as from the raw samples ----
+# The same samples packed (synth_profile -P), each batch with its summary
+# (format 3), and as format 2 wrote them, without (-P -2): the reader
+# unpacks them to exactly the raw records, so every output must be byte
+# for byte the raw recording's -- the sample lines of tailor dump too.
 packed_same=0 packed_views=0
 # packed_tally WHAT: count $work/exp against $work/act; keep the diff
 packed_tally() {
@@ -404,26 +405,64 @@ for c in "ops:spec:ops.dict:-R" "mem:mem.spec:ops.dict:" "entry:entry.spec:ops.d
 	"$synth" $flag -o "$work/$name-raw.rec" "$work/$spec" >/dev/null 2>&1
 	# shellcheck disable=SC2086
 	"$synth" $flag -P -o "$work/$name-packed.rec" "$work/$spec" >/dev/null 2>&1
-	for view in "report -f csv --top 0" "report -f csv --top 0 -l function" \
-		"report -f folded" "report -v memory -f csv" "timeline -f csv -b 100us"; do
-		# Messages name the file: the same name for both.
-		# shellcheck disable=SC2086 # $view: the command and its options
-		"$tailor" $view -i "$work/$name-raw.rec" -d "$work/$dict" 2>&1 |
-			sed "s/$name-raw\.rec/$name.rec/g" >"$work/exp"
-		# shellcheck disable=SC2086
-		"$tailor" $view -i "$work/$name-packed.rec" -d "$work/$dict" 2>&1 |
-			sed "s/$name-packed\.rec/$name.rec/g" >"$work/act"
-		packed_tally "$name: tailor $view"
+	# shellcheck disable=SC2086
+	"$synth" $flag -P -2 -o "$work/$name-packed2.rec" "$work/$spec" >/dev/null 2>&1
+	for packed in packed packed2; do
+		for view in "report -f csv --top 0" "report -f csv --top 0 -l function" \
+			"report -f folded" "report -v memory -f csv" "timeline -f csv -b 100us"; do
+			# Messages name the file: the same name for both.
+			# shellcheck disable=SC2086 # $view: the command and its options
+			"$tailor" $view -i "$work/$name-raw.rec" -d "$work/$dict" 2>&1 |
+				sed "s/$name-raw\.rec/$name.rec/g" >"$work/exp"
+			# shellcheck disable=SC2086
+			"$tailor" $view -i "$work/$name-$packed.rec" -d "$work/$dict" 2>&1 |
+				sed "s/$name-$packed\.rec/$name.rec/g" >"$work/act"
+			packed_tally "$name ($packed): tailor $view"
+		done
+		"$tailor" dump --samples 100000 "$work/$name-raw.rec" | grep '^sample: ' >"$work/exp"
+		"$tailor" dump --samples 100000 "$work/$name-$packed.rec" | grep '^sample: ' >"$work/act"
+		packed_tally "$name ($packed): tailor dump --samples"
 	done
-	"$tailor" dump --samples 100000 "$work/$name-raw.rec" | grep '^sample: ' >"$work/exp"
-	"$tailor" dump --samples 100000 "$work/$name-packed.rec" | grep '^sample: ' >"$work/act"
-	packed_tally "$name: tailor dump --samples"
 done
 if [ "$packed_same" -eq "$packed_views" ] &&
-	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'packed_batches: [1-9][0-9]*'; then
-	ok "packed samples: $packed_same of $packed_views outputs (report, folded, memory, timeline, dump) equal the raw recording's"
+	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'packed_batches: [1-9][0-9]*' &&
+	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'version: 3' &&
+	"$tailor" dump "$work/ops-packed2.rec" | grep -qx 'version: 2'; then
+	ok "packed samples, formats 3 and 2: $packed_same of $packed_views outputs (report, folded, memory, timeline, dump) equal the raw recording's"
 else
 	not_ok "packed samples: $packed_same of $packed_views outputs equal the raw recording's" "$work/packed.diff"
+fi
+# A format 3 batch whose summary is plausible but not its samples': the
+# first pass believes it, delivery finds it out, and the report stops
+# there -- the samples of the batches before it reported, exit 3.
+python3 - "$work/ops-packed.rec" "$work/lie.rec" >"$work/lie.out" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+pos, seen, handed = 32, 0, 0
+while pos < len(data):
+    rtype, size = struct.unpack_from('<II', data, pos)
+    if rtype == 11:
+        count = struct.unpack_from('<I', data, pos + 12)[0]
+        seen += 1
+        if seen == 3:
+            tsc = struct.unpack_from('<Q', data, pos + 24)[0]
+            struct.pack_into('<Q', data, pos + 24, tsc - 1)
+            print(handed, pos)
+            break
+        handed += count
+    pos += size
+open(sys.argv[2], 'wb').write(data)
+PY
+read -r lie_before lie_at <"$work/lie.out"
+run "$tailor" report -i "$work/lie.rec" -d "$work/ops.dict" -f csv --top 0
+lie_sum=$(awk -F, 'NR > 1 { n += $3 } END { print n + 0 }' "$work/out")
+if [ $rc = 3 ] && [ -n "$lie_before" ] && [ "$lie_before" -gt 0 ] &&
+	grep -q "cut short: offset $lie_at: SAMPLES_PACKED the summary is not the samples'" "$work/err" &&
+	grep -q "reporting the $lie_before samples before that" "$work/err" &&
+	[ "$lie_sum" = "$lie_before" ]; then
+	ok "format 3: a batch whose summary lies cuts the report there ($lie_before samples before it), exit 3"
+else
+	not_ok "format 3, a lying summary: rc=$rc, $lie_sum samples reported, ${lie_before:-?} before the batch" "$work/err"
 fi
 raw=$(stat -c %s "$work/ops-raw.rec") packed=$(stat -c %s "$work/ops-packed.rec")
 if [ "$packed" -lt $((raw / 2)) ]; then

@@ -6,7 +6,7 @@
  * and are written as a tailor recording and, optionally, the same samples
  * as a perf.data that perf report and perf script read.
  *
- * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] [-P] SPEC
+ * usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] [-P] [-2] SPEC
  *
  * SPEC: one group of samples per line, TAB-separated, '#' comments:
  *   COUNT  WHERE  TAG  TID  [ADDR  [WORD]]
@@ -27,7 +27,9 @@
  * a round after each pair of batches (ROUND, FINISHED_ROUND), as tailor
  * record and perf record do; without it the files have none, as
  * recordings of older tailors.  -P packs the recording's samples
- * (TLR_SAMPLES_PACKED), as tailor record writes them since format 2.  It
+ * (TLR_SAMPLES_PACKED), as tailor record writes them since format 2,
+ * each batch with its summary (format 3); -2 writes format 2, without
+ * the summaries, as tailor 0.6 did.  It
  * prints the address chosen for each group ("group N vaddr 0x...").
  */
 #include <elfutils/libdwfl.h>
@@ -276,6 +278,7 @@ struct sample_out {
 
 static bool with_entry;
 static bool packed;
+static uint32_t version = TLR_VERSION;
 
 static uint32_t record_size(bool with_addr)
 {
@@ -288,8 +291,9 @@ static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 	uint32_t size = record_size(with_addr);
 	static uint8_t buf[BATCH * 56];
 	struct tlr_samples h = { size, (uint32_t)n };
-	const void *parts[2] = { &h, buf };
-	size_t lens[2] = { sizeof(h), n * size }, i;
+	const void *parts[3] = { &h, buf };
+	size_t lens[3] = { sizeof(h), n * size }, i;
+	int nr_parts = 2;
 
 	for (i = 0; i < n; i++) {
 		uint64_t *o = (uint64_t *)(buf + i * size);
@@ -316,6 +320,7 @@ static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 	if (packed) {
 		static uint8_t out[BATCH * 128];
 		static struct tlr_samples_packed ph;
+		static struct tlr_samples_summary sum;
 		struct tlr_pack_state st;
 		size_t len = 0;
 
@@ -325,12 +330,19 @@ static void write_rec_batch(struct tlr_writer *w, const struct sample_out *s,
 			len += tlr_pack_one(&st, buf + i * size, out + len);
 		ph = (struct tlr_samples_packed){ .record_size = size, .count = (uint32_t)n,
 						  .packed_size = (uint32_t)len };
+		sum = st.sum;
 		parts[0] = &ph;
-		parts[1] = out;
 		lens[0] = sizeof(ph);
-		lens[1] = len;
+		/* Format 3 states what the batch holds before its stream. */
+		if (version >= 3) {
+			parts[1] = &sum;
+			lens[1] = sizeof(sum);
+			nr_parts = 3;
+		}
+		parts[nr_parts - 1] = out;
+		lens[nr_parts - 1] = len;
 	}
-	if (tlr_write(w, packed ? TLR_SAMPLES_PACKED : TLR_SAMPLES, parts, lens, 2))
+	if (tlr_write(w, packed ? TLR_SAMPLES_PACKED : TLR_SAMPLES, parts, lens, nr_parts))
 		die("writing %s failed", "the recording");
 }
 
@@ -474,7 +486,7 @@ int main(int argc, char **argv)
 	char meta[512];
 	int c, g, nr_maps, i;
 
-	while ((c = getopt(argc, argv, "o:p:r:RP")) != -1) {
+	while ((c = getopt(argc, argv, "o:p:r:RP2")) != -1) {
 		switch (c) {
 		case 'o':
 			rec_path = optarg;
@@ -491,12 +503,15 @@ int main(int argc, char **argv)
 		case 'P':
 			packed = true;
 			break;
+		case '2':
+			version = 2;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (!rec_path || optind != argc - 1) {
-		fprintf(stderr, "usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] [-P] SPEC\n");
+		fprintf(stderr, "usage: synth_profile -o REC [-p PERF_DATA] [-r REPEAT] [-R] [-P] [-2] SPEC\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -508,7 +523,7 @@ int main(int argc, char **argv)
 		       groups[g].ip, groups[g].vaddr);
 	}
 	nr_maps = mappings(maps, 32);
-	w = tlr_writer_create(rec_path);
+	w = tlr_writer_create_version(rec_path, version);
 	if (!w)
 		die("cannot create %s", rec_path);
 	snprintf(meta, sizeof(meta),

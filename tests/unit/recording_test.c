@@ -318,7 +318,7 @@ static void test_roundtrip_mem(void)
 
 	check(len == reference_len);
 	/* The file starts with the header the spec describes. */
-	check(memcmp(data, "TAILORRC\2\0\0\0\x20\0\0\0", 16) == 0);
+	check(memcmp(data, "TAILORRC\3\0\0\0\x20\0\0\0", 16) == 0);
 	r = tlr_reader_open_mem(data, len, err, sizeof(err));
 	check(r);
 	if (r)
@@ -527,9 +527,10 @@ static void test_bad_file_header(void)
 	uint64_t one = 1;
 
 	expect_damage(0, "TAILORRD", 8, -1, 0, "not a tailor recording (bad magic)");
-	damage_u32(8, 3, -1, 8, "recording format version 3 is newer than this tailor (2)");
-	/* Format 1, before packed samples, still reads. */
+	damage_u32(8, 4, -1, 8, "recording format version 4 is newer than this tailor (3)");
+	/* Formats 1 and 2, before packed samples and their summaries, still read. */
 	damage_u32(8, 1, NR_REFERENCE, 0, "");
+	damage_u32(8, 2, NR_REFERENCE, 0, "");
 	damage_u32(8, 0, -1, 8, "version 0");
 	damage_u32(12, 40, -1, 12, "header_size 40");
 	expect_damage(16, &one, 8, -1, 16, "flags 0x1");
@@ -571,11 +572,19 @@ static void test_bad_samples(void)
 
 static void expect_lone_record(uint32_t type, const void *payload, uint32_t len, int good,
 			       uint64_t offset, const char *what);
+/* The format of expect_lone_record()'s file: before format 3 by default. */
+static uint32_t lone_version = 1;
+static unsigned char *lone_file(uint32_t type, const void *payload, uint32_t len,
+				size_t *total);
 
-/* A lone SAMPLES_PACKED of @n samples like a timer's, into @buf; its length. */
-static uint32_t packed_record(unsigned char *buf, uint32_t n)
+/*
+ * A lone SAMPLES_PACKED of @n samples like a timer's, into @buf, as
+ * format @version lays it out; its length.
+ */
+static uint32_t packed_record_v(unsigned char *buf, uint32_t n, uint32_t version)
 {
 	struct tlr_samples_packed h = { .record_size = 32, .count = n };
+	size_t hdr = sizeof(h) + (version >= 3 ? sizeof(struct tlr_samples_summary) : 0);
 	struct tlr_pack_state st;
 	uint64_t s[4];
 	uint32_t len = 0, i;
@@ -584,16 +593,23 @@ static uint32_t packed_record(unsigned char *buf, uint32_t n)
 	for (i = 0; i < n; i++) {
 		s[0] = 1000000 + 250000ull * i;
 		s[1] = 0x401000 + 16 * (i % 5);
-		s[2] = tailor_who_pack(1000, 1000, 1, 0);
+		s[2] = tailor_who_pack(1000, 1000, 1, i % 7 ? 0 : TAILOR_SF_TAG_WORD_BAD);
 		s[3] = 7;
-		len += (uint32_t)tlr_pack_one(&st, s, buf + sizeof(h) + len);
+		len += (uint32_t)tlr_pack_one(&st, s, buf + hdr + len);
 	}
 	h.packed_size = len;
 	memcpy(buf, &h, sizeof(h));
-	len += sizeof(h);
+	if (version >= 3)
+		memcpy(buf + sizeof(h), &st.sum, sizeof(st.sum));
+	len += (uint32_t)hdr;
 	while (len % 8)
 		buf[len++] = 0;
 	return len;
+}
+
+static uint32_t packed_record(unsigned char *buf, uint32_t n)
+{
+	return packed_record_v(buf, n, 1);
 }
 
 static void test_bad_packed(void)
@@ -632,6 +648,88 @@ static void test_bad_packed(void)
 	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "ends inside");
 }
 
+/*
+ * Format 3: the summary after the header, checked alone when read, and
+ * against the samples when unpacked.  The payload starts at file offset
+ * 40, its summary at 56, its stream at 80.
+ */
+static void test_packed_summary(void)
+{
+	unsigned char buf[4096], bad[4096], *data;
+	uint64_t out[4 * 50], t;
+	struct tlr_samples_summary sum;
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	uint32_t len, v;
+	size_t total;
+	char err[320];
+
+	lone_version = 3;
+	len = packed_record_v(buf, 50, 3);
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, 16, 0, 40, "too short for its 40-byte header");
+	memcpy(&sum, buf + 16, sizeof(sum));
+	check_uint(sum.min_tsc, ==, 1000000);
+	check_uint(sum.max_tsc, ==, 1000000 + 250000ull * 49);
+	check_uint(sum.flags_any, ==, TAILOR_SF_TAG_WORD_BAD);
+	check_uint(sum.tag_word_bad, ==, 8);	/* samples 0, 7, ..., 49 */
+
+	memcpy(bad, buf, len);
+	t = sum.max_tsc + 1;
+	memcpy(bad + 16, &t, 8);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "cannot be of 50 samples");
+	memcpy(bad, buf, len);
+	v = 0x80;
+	memcpy(bad + 32, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 72, "more than 7 bits");
+	memcpy(bad, buf, len);
+	v = 51;
+	memcpy(bad + 36, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
+	/* Plausible, but not the samples': found where they are unpacked. */
+	memcpy(bad, buf, len);
+	t = sum.min_tsc - 1;
+	memcpy(bad + 16, &t, 8);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 80, "the summary is not the samples'");
+
+	/* A first pass takes the summary as stated, and never unpacks. */
+	data = lone_file(TLR_SAMPLES_PACKED, bad, len, &total);
+	r = tlr_reader_open_mem(data, total, err, sizeof(err));
+	check(r);
+	if (r) {
+		tlr_reader_summarize(r);
+		check_int(tlr_next(r, &rec), ==, 1);
+		check(!rec.samples && rec.summary && rec.summary->min_tsc == t);
+		/* ... and the pass that unpacks refuses it. */
+		check_int(tlr_unpack_record(r, &rec, out, err, sizeof(err)), ==, -1);
+		check_contains(err, "the summary is not the samples'");
+		tlr_reader_close(r);
+	}
+	free(data);
+	/* Left packed: the caller unpacks, the summary stated. */
+	data = lone_file(TLR_SAMPLES_PACKED, buf, len, &total);
+	r = tlr_reader_open_mem(data, total, err, sizeof(err));
+	check(r);
+	if (r) {
+		tlr_reader_leave_packed(r);
+		check_int(tlr_next(r, &rec), ==, 1);
+		check(!rec.samples && rec.summary && !memcmp(rec.summary, &sum, sizeof(sum)));
+		check_int(tlr_unpack_record(r, &rec, out, err, sizeof(err)), ==, 0);
+		check_uint(out[4 * 49], ==, sum.max_tsc);
+		check_uint(out[4 * 49 + 1], ==, 0x401000 + 16 * (49 % 5));
+		tlr_reader_close(r);
+	}
+	free(data);
+
+	/* No samples: the summary of none. */
+	len = packed_record_v(buf, 0, 3);
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
+	t = 0;
+	memcpy(buf + 16, &t, 8);
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 0, 56, "cannot be of 0 samples");
+	lone_version = 1;
+}
+
 static void test_bad_sideband(void)
 {
 	uint64_t mmap_at = reference[3].offset, comm_at = reference[4].offset;
@@ -656,24 +754,37 @@ static void test_bad_sideband(void)
 	damage_u32(task_at, 99, NR_REFERENCE, 0, "");
 }
 
-/* A recording of the file header and one record of @type. */
-static void expect_lone_record(uint32_t type, const void *payload,
-			       uint32_t len, int good, uint64_t offset,
-			       const char *what)
+/* A recording of the file header and one record of @type, malloc()ed. */
+static unsigned char *lone_file(uint32_t type, const void *payload, uint32_t len,
+				size_t *total)
 {
-	struct tlr_file_header fh = { .version = 1, .header_size = 32 };
+	struct tlr_file_header fh = { .version = lone_version, .header_size = 32 };
 	struct tlr_record_header rh = { .type = type, .size = 8 + len };
-	size_t total = sizeof(fh) + sizeof(rh) + len;
-	unsigned char *data = malloc(total);
-	struct tlr_record rec;
-	struct tlr_reader *r;
-	char err[256], want[64];
+	unsigned char *data;
 
+	*total = sizeof(fh) + sizeof(rh) + len;
+	data = malloc(*total);
+	if (!data)
+		abort();
 	memcpy(fh.magic, TLR_MAGIC, 8);
 	memcpy(data, &fh, sizeof(fh));
 	memcpy(data + sizeof(fh), &rh, sizeof(rh));
 	if (len)
 		memcpy(data + sizeof(fh) + sizeof(rh), payload, len);
+	return data;
+}
+
+/* A recording of the file header and one record of @type. */
+static void expect_lone_record(uint32_t type, const void *payload,
+			       uint32_t len, int good, uint64_t offset,
+			       const char *what)
+{
+	size_t total;
+	unsigned char *data = lone_file(type, payload, len, &total);
+	struct tlr_record rec;
+	struct tlr_reader *r;
+	char err[256], want[64];
+
 	r = tlr_reader_open_mem(data, total, err, sizeof(err));
 	check(r);
 	if (r) {
@@ -842,7 +953,7 @@ static void test_writer_layout(void)
 
 	len = slurp(path, &data);
 	check(len == 32 + sizeof(want));
-	check(len >= 32 && memcmp(data, "TAILORRC\2\0\0\0\x20\0\0\0", 16) == 0);
+	check(len >= 32 && memcmp(data, "TAILORRC\3\0\0\0\x20\0\0\0", 16) == 0);
 	check(len >= 32 && memcmp(data + 16, zeros, 16) == 0);
 	check(len == 32 + sizeof(want) && !memcmp(data + 32, want, sizeof(want)));
 	free(data);
@@ -1165,6 +1276,8 @@ static const struct test tests[] = {
 	{ "bad record sizes", test_bad_record_size },
 	{ "bad SAMPLES", test_bad_samples },
 	{ "SAMPLES_PACKED read, and every bad field named", test_bad_packed },
+	{ "format 3: a packed batch's summary checked alone, then against its samples",
+	  test_packed_summary },
 	{ "bad MMAP, COMM, TASK, META, END", test_bad_sideband },
 	{ "payloads too short for their type", test_short_payloads },
 	{ "FILE records: a carried file comes back whole, a broken one not at all",

@@ -28,7 +28,7 @@ static size_t roundtrip(const uint64_t *in, uint32_t count, uint32_t record_size
 {
 	uint8_t *packed = malloc(tlr_pack_bound(count, record_size));
 	uint64_t *out = malloc((size_t)count * record_size + 1);
-	struct tlr_pack_summary sum, quick, want = { .min_tsc = UINT64_MAX };
+	struct tlr_samples_summary sum, quick, want = { .min_tsc = UINT64_MAX };
 	struct tlr_pack_state st;
 	size_t len = 0;
 	char err[160] = "";

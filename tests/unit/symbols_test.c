@@ -91,8 +91,14 @@ static void replaced(void)
 {
 	struct sym_result r;
 
+	/* Asked before the new mapping is known: the answer then, kept... */
+	sym_lookup(sym, 42, ip, 1500, &r);
+	check_int(r.status, ==, SYM_OK);
 	check_int(sym_add_mapping(sym, 42, 1000, (uintptr_t)known_function & ~0xfffull,
 				  0x1000, 0, "/nonexistent/generated-q2.so"), ==, 0);
+	/* ... until a mapping is added: then asked again. */
+	sym_lookup(sym, 42, ip, 1500, &r);
+	check_int(r.status, ==, SYM_NO_FILE);
 	sym_lookup(sym, 42, ip, 999, &r);
 	check_int(r.status, ==, SYM_OK);
 	sym_lookup(sym, 42, ip, 1000, &r);

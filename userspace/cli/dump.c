@@ -305,8 +305,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 	if (!r) {
 		return cmd_fail(cmd, "%s: %s", path, err);
 	}
-	printf("file: %s\nsize: %lld\n", path,
-	       stat(path, &st) ? -1LL : (long long)st.st_size);
+	printf("file: %s\nsize: %lld\nversion: %u\n", path,
+	       stat(path, &st) ? -1LL : (long long)st.st_size, tlr_reader_version(r));
 	while ((ret = tlr_next(r, &rec)) > 0)
 		take_record(&d, &rec);
 

@@ -69,6 +69,8 @@ static int find_wanted(const char *recording, struct wanted_list *l)
 
 	if (!r)
 		return -EIO;
+	/* Only the side-band is wanted: no batch is unpacked. */
+	tlr_reader_leave_packed(r);
 	while (!ret && tlr_next(r, &rec) > 0) {
 		uint32_t pid;
 

@@ -844,8 +844,8 @@ static int pull_samples(struct recorder *r, bool *drained)
 			struct tlr_samples_packed hdr = { .record_size = rs };
 			uint64_t end = n - i < r->pack_batch ? n : i + r->pack_batch, batch = end - i;
 			struct tlr_pack_state st;
-			const void *parts[2];
-			size_t lens[2], packed = 0;
+			const void *parts[3];
+			size_t lens[3], packed = 0;
 			uint32_t count = 0;
 			int err;
 
@@ -874,9 +874,11 @@ static int pull_samples(struct recorder *r, bool *drained)
 			hdr.packed_size = (uint32_t)packed;
 			parts[0] = &hdr;
 			lens[0] = sizeof(hdr);
-			parts[1] = r->pack;
-			lens[1] = packed;
-			err = tlr_write(r->w, TLR_SAMPLES_PACKED, parts, lens, 2);
+			parts[1] = &st.sum;
+			lens[1] = sizeof(st.sum);
+			parts[2] = r->pack;
+			lens[2] = packed;
+			err = tlr_write(r->w, TLR_SAMPLES_PACKED, parts, lens, 3);
 			if (err)
 				return err;
 			r->samples += count;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The tailor recording format, version 2 (docs/recording-format.md is the
+ * The tailor recording format, version 3 (docs/recording-format.md is the
  * spec; this header is its C form).  Version 2 added packed samples
- * (TLR_SAMPLES_PACKED); readers still read version 1.  One reader/writer library
+ * (TLR_SAMPLES_PACKED), version 3 a summary in each packed batch's header;
+ * readers still read versions 1 and 2.  One reader/writer library
  * (userspace/lib/recording_*.c) serves every command.
  *
  * A recording is a file header followed by records, each an 8-byte
@@ -17,10 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct tlr_pack_summary;
-
 #define TLR_MAGIC		"TAILORRC"
-#define TLR_VERSION		2
+#define TLR_VERSION		3
 #define TLR_MAX_RECORD_SIZE	(64u << 20)
 
 struct tlr_file_header {
@@ -74,9 +73,21 @@ struct tlr_samples {
 struct tlr_samples_packed {
 	uint32_t record_size;	/* of each unpacked sample, as in TLR_SAMPLES */
 	uint32_t count;
-	uint32_t packed_size;	/* bytes of the stream that follows */
+	uint32_t packed_size;	/* bytes of the stream after the header */
 	uint32_t reserved;	/* 0 */
-	/* packed_size bytes, then padding */
+	/* version 3: struct tlr_samples_summary; then packed_size bytes, padding */
+};
+
+/*
+ * Version 3: what a packed batch holds, after its header, so that a
+ * reader that needs only counts and times (the first pass of a report)
+ * does not unpack it.  Unpacking checks it.
+ */
+struct tlr_samples_summary {
+	uint64_t min_tsc;	/* of the batch's samples; ~0 if none */
+	uint64_t max_tsc;	/* 0 if none */
+	uint32_t flags_any;	/* their TAILOR_SF_* bits ORed */
+	uint32_t tag_word_bad;	/* how many have TAILOR_SF_TAG_WORD_BAD */
 };
 
 /* Both batches start alike: readers take count and size from either. */
@@ -200,6 +211,12 @@ struct tlr_writer;
  */
 struct tlr_writer *tlr_writer_create(const char *path);
 /*
+ * The same, for an older format @version (1 to TLR_VERSION; else NULL,
+ * EINVAL): the caller lays its records out as that version does.  For
+ * tests of old recordings.
+ */
+struct tlr_writer *tlr_writer_create_version(const char *path, uint32_t version);
+/*
  * Append one record of @type from @n payload parts (padded to 8 bytes).
  * Buffered.  Returns 0, or -errno once a write has failed: the file is
  * then cut back to its last complete record and nothing more is written.
@@ -232,10 +249,15 @@ struct tlr_record {
 	 */
 	const void *samples;
 	/*
-	 * SAMPLES_PACKED read by a reader told tlr_reader_summarize(): the
-	 * batch checked, not unpacked (samples NULL), and what it holds.
+	 * SAMPLES_PACKED: what the batch holds, until the next tlr_next().
+	 * Read by a reader told tlr_reader_summarize(), the batch is not
+	 * unpacked (samples NULL): in format 3 the summary is the one its
+	 * header states (checked when the batch is unpacked), before that
+	 * the stream was checked and summarized.  Told
+	 * tlr_reader_leave_packed(): samples NULL, and the summary NULL
+	 * before format 3.
 	 */
-	const struct tlr_pack_summary *summary;
+	const struct tlr_samples_summary *summary;
 };
 
 /*
@@ -254,6 +276,20 @@ void tlr_reader_close(struct tlr_reader *r);
  */
 void tlr_reader_summarize(struct tlr_reader *r);
 /*
+ * From now on, check only a packed batch's header and leave its stream
+ * to the caller: for a pass that unpacks into memory of its own with
+ * tlr_unpack_record().
+ */
+void tlr_reader_leave_packed(struct tlr_reader *r);
+/*
+ * Unpack SAMPLES_PACKED record @rec, which @r's tlr_next() returned, into
+ * @out (count * record_size bytes, 8-byte aligned): 0, or -1 with what
+ * is wrong in @err -- the stream, or a summary in its header (format 3)
+ * that is not the samples'.
+ */
+int tlr_unpack_record(const struct tlr_reader *r, const struct tlr_record *rec, void *out,
+		      char *err, size_t errlen);
+/*
  * The next record, validated for its type: 1 and *rec filled, 0 at a
  * clean end of file, -1 on a corrupt or truncated file (tlr_reader_error()
  * says where and what; the records before it were good).  0 too at a
@@ -261,6 +297,8 @@ void tlr_reader_summarize(struct tlr_reader *r);
  * Once -1, always -1.
  */
 int tlr_next(struct tlr_reader *r, struct tlr_record *rec);
+/* The format version of the file (its header's). */
+uint32_t tlr_reader_version(const struct tlr_reader *r);
 /* "offset N: what", or "" while nothing went wrong. */
 const char *tlr_reader_error(const struct tlr_reader *r);
 

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tailor/recording.h"	/* struct tlr_samples_summary */
 
 /* Threads whose last IP a batch remembers; more evict the oldest. */
 #define TLR_PACK_THREADS	8
@@ -36,6 +37,7 @@ struct tlr_pack_state {
 	struct tlr_pack_thread thread[TLR_PACK_THREADS];
 	uint32_t next_victim;
 	uint32_t last;		/* the slot found last: a cache, not state */
+	struct tlr_samples_summary sum;	/* of the samples packed so far */
 };
 
 /* Most bytes packing @count samples of @record_size can take. */
@@ -47,15 +49,12 @@ size_t tlr_pack_bound(uint32_t count, uint32_t record_size);
  */
 int tlr_pack_begin(struct tlr_pack_state *st, uint32_t record_size);
 
-/* Pack one sample of the batch into @out; returns the bytes written. */
+/*
+ * Pack one sample of the batch into @out; returns the bytes written.
+ * @st->sum then summarizes the batch so far, as format 3 states it.
+ */
 size_t tlr_pack_one(struct tlr_pack_state *st, const void *sample, uint8_t *out);
 
-/* What a batch holds, for readers that need no more of it. */
-struct tlr_pack_summary {
-	uint64_t min_tsc, max_tsc;	/* of count > 0 samples */
-	uint32_t flags_any;		/* every sample's TAILOR_SF_* ORed */
-	uint32_t tag_word_bad;		/* samples with TAILOR_SF_TAG_WORD_BAD */
-};
 
 /*
  * Unpack @count samples of @record_size from the @len bytes at @in into
@@ -66,6 +65,6 @@ struct tlr_pack_summary {
  * tlr_pack_one() wrote to exactly @len bytes.
  */
 int tlr_unpack(const uint8_t *in, size_t len, uint32_t count, uint32_t record_size, void *out,
-	       struct tlr_pack_summary *sum, char *err, size_t errlen);
+	       struct tlr_samples_summary *sum, char *err, size_t errlen);
 
 #endif /* TAILOR_SAMPLE_PACK_H */

@@ -31,14 +31,15 @@ struct tlr_reader {
 	const unsigned char *data;
 	size_t len;
 	size_t pos;		/* of the next record header */
+	uint32_t version;	/* the file header's */
 	bool failed;		/* sticky: err says why */
 	void *map;		/* the file, mmap()ed */
 	size_t map_len;
 	void *copy;		/* the file, read() when it cannot be mapped */
 	uint8_t *unpacked;	/* the last packed batch, unpacked */
 	size_t unpacked_size;
-	bool summarize;		/* packed batches: checked and summarized only */
-	struct tlr_pack_summary summary;
+	enum { UNPACK, SUMMARIZE, LEAVE_PACKED } packed;	/* what a packed batch gets */
+	struct tlr_samples_summary summary;
 	char err[256];
 };
 
@@ -157,6 +158,8 @@ static struct tlr_reader *reader_new(const void *data, size_t len,
 	r->data = data;
 	r->len = len;
 	r->pos = HDR_SIZE;
+	memcpy(&r->version, (const unsigned char *)data + offsetof(struct tlr_file_header, version),
+	       sizeof(r->version));
 	return r;
 }
 
@@ -282,7 +285,17 @@ struct tlr_reader *tlr_reader_open(const char *path, char *err, size_t errlen)
 
 void tlr_reader_summarize(struct tlr_reader *r)
 {
-	r->summarize = true;
+	r->packed = SUMMARIZE;
+}
+
+uint32_t tlr_reader_version(const struct tlr_reader *r)
+{
+	return r->version;
+}
+
+void tlr_reader_leave_packed(struct tlr_reader *r)
+{
+	r->packed = LEAVE_PACKED;
 }
 
 void tlr_reader_close(struct tlr_reader *r)
@@ -395,17 +408,77 @@ static int check_samples(struct tlr_reader *r, const struct tlr_record *rec)
 	return 0;
 }
 
-/* Checked by unpacking, into the reader's buffer: rec->samples. */
+/* Where a packed batch's stream starts: after a summary since format 3. */
+static size_t packed_header_size(const struct tlr_reader *r)
+{
+	return sizeof(struct tlr_samples_packed) +
+	       (r->version >= 3 ? sizeof(struct tlr_samples_summary) : 0);
+}
+
+/* The summary a format 3 batch states, checked for what it can say alone. */
+static int take_stated_summary(struct tlr_reader *r, const struct tlr_record *rec,
+			       uint32_t count)
+{
+	const size_t at = sizeof(struct tlr_samples_packed);
+	struct tlr_samples_summary s;
+
+	memcpy(&s, (const uint8_t *)rec->payload + at, sizeof(s));
+	if (count ? s.min_tsc > s.max_tsc : s.min_tsc != UINT64_MAX || s.max_tsc)
+		return payload_fail(r, rec, at,
+				    "summary's min_tsc %" PRIu64 " and max_tsc %" PRIu64 " cannot be of %u samples",
+				    s.min_tsc, s.max_tsc, count);
+	if (s.flags_any > TAILOR_WHO_FLAGS_MASK)
+		return payload_fail(r, rec, at + offsetof(struct tlr_samples_summary, flags_any),
+				    "summary's flags 0x%x have more than 7 bits", s.flags_any);
+	if (s.tag_word_bad > count || (s.tag_word_bad && !(s.flags_any & TAILOR_SF_TAG_WORD_BAD)))
+		return payload_fail(r, rec, at + offsetof(struct tlr_samples_summary, tag_word_bad),
+				    "summary's %u samples without a tag word do not fit its %u samples and flags 0x%x",
+				    s.tag_word_bad, count, s.flags_any);
+	r->summary = s;
+	return 0;
+}
+
+int tlr_unpack_record(const struct tlr_reader *r, const struct tlr_record *rec, void *out,
+		      char *err, size_t errlen)
+{
+	const size_t hdr_size = packed_header_size(r);
+	struct tlr_samples_packed h;
+	struct tlr_samples_summary stated;
+	struct tlr_samples_summary seen;
+
+	memcpy(&h, rec->payload, sizeof(h));
+	if (tlr_unpack((const uint8_t *)rec->payload + hdr_size, h.packed_size, h.count,
+		       h.record_size, out, &seen, err, errlen))
+		return -1;
+	if (r->version < 3)
+		return 0;
+	memcpy(&stated, (const uint8_t *)rec->payload + sizeof(h), sizeof(stated));
+	if (memcmp(&stated, &seen, sizeof(seen))) {
+		snprintf(err, errlen,
+			 "the summary is not the samples': tsc %" PRIu64 "-%" PRIu64 ", flags 0x%x, %u without a tag word stated; %" PRIu64 "-%" PRIu64 ", 0x%x, %u unpacked",
+			 stated.min_tsc, stated.max_tsc, stated.flags_any, stated.tag_word_bad,
+			 seen.min_tsc, seen.max_tsc, seen.flags_any, seen.tag_word_bad);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The header checked; then the stream checked by unpacking it, into the
+ * reader's buffer (rec->samples), or by summarizing it (before format 3;
+ * after, the summary is the header's), or left to the caller.
+ */
 static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 {
+	const size_t hdr_size = packed_header_size(r);
 	struct tlr_samples_packed s;
 	size_t bytes;
-	char why[160];
+	char why[320];
 
-	if (rec->size < sizeof(s))
+	if (rec->size < hdr_size)
 		return payload_fail(r, rec, 0,
-				    "payload of %u bytes is too short for its 16-byte header",
-				    rec->size);
+				    "payload of %u bytes is too short for its %zu-byte header",
+				    rec->size, hdr_size);
 	memcpy(&s, rec->payload, sizeof(s));
 	if (s.record_size < TAILOR_SAMPLE_BASE_SIZE || s.record_size % 8 ||
 	    (s.record_size - TAILOR_SAMPLE_BASE_SIZE) / 8 > TLR_PACK_MAX_WORDS)
@@ -417,17 +490,26 @@ static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, count),
 				    "%u samples of %u bytes unpack to more than %u bytes",
 				    s.count, s.record_size, TLR_MAX_RECORD_SIZE);
-	if (s.packed_size > rec->size - sizeof(s) || rec->size - sizeof(s) - s.packed_size >= 8)
+	if (s.packed_size > rec->size - hdr_size || rec->size - hdr_size - s.packed_size >= 8)
 		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, packed_size),
 				    "packed_size %u does not fill the %zu bytes after the header",
-				    s.packed_size, rec->size - sizeof(s));
+				    s.packed_size, rec->size - hdr_size);
 	if (s.reserved)
 		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, reserved),
 				    "reserved field is 0x%x, not 0", s.reserved);
-	if (r->summarize) {
-		if (tlr_unpack((const uint8_t *)rec->payload + sizeof(s), s.packed_size, s.count,
+	if (r->version >= 3) {
+		if (take_stated_summary(r, rec, s.count))
+			return -1;
+		rec->summary = &r->summary;
+	}
+	if (r->packed == LEAVE_PACKED)
+		return 0;
+	if (r->packed == SUMMARIZE) {
+		if (r->version >= 3)
+			return 0;
+		if (tlr_unpack((const uint8_t *)rec->payload + hdr_size, s.packed_size, s.count,
 			       s.record_size, NULL, &r->summary, why, sizeof(why)))
-			return payload_fail(r, rec, sizeof(s), "%s", why);
+			return payload_fail(r, rec, hdr_size, "%s", why);
 		rec->summary = &r->summary;
 		return 0;
 	}
@@ -441,14 +523,12 @@ static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 		r->unpacked = grown;
 		r->unpacked_size = bytes ? bytes : 8;
 	}
-	if (tlr_unpack((const uint8_t *)rec->payload + sizeof(s), s.packed_size, s.count,
-		       s.record_size, r->unpacked, NULL, why, sizeof(why)))
-		return payload_fail(r, rec, sizeof(s), "%s", why);
+	if (tlr_unpack_record(r, rec, r->unpacked, why, sizeof(why)))
+		return payload_fail(r, rec, hdr_size, "%s", why);
 	rec->samples = r->unpacked;
 	return 0;
 }
 
-/* MMAP and COMM: a fixed part, then a string that must end inside. */
 static int check_named(struct tlr_reader *r, const struct tlr_record *rec,
 		       size_t fixed, const char *what)
 {

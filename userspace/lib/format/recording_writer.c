@@ -159,13 +159,22 @@ static int write_record_direct(struct tlr_writer *w, uint32_t type,
 
 struct tlr_writer *tlr_writer_create(const char *path)
 {
+	return tlr_writer_create_version(path, TLR_VERSION);
+}
+
+struct tlr_writer *tlr_writer_create_version(const char *path, uint32_t version)
+{
 	struct tlr_file_header hdr = {
-		.version = TLR_VERSION,
+		.version = version,
 		.header_size = sizeof(hdr),
 	};
 	struct tlr_writer *w;
 	int saved_errno;
 
+	if (!version || version > TLR_VERSION) {
+		errno = EINVAL;
+		return NULL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;

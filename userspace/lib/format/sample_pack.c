@@ -73,6 +73,7 @@ int tlr_pack_begin(struct tlr_pack_state *st, uint32_t record_size)
 		return -1;
 	memset(st, 0, sizeof(*st));
 	st->words = (record_size - TAILOR_SAMPLE_BASE_SIZE) / 8;
+	st->sum.min_tsc = UINT64_MAX;
 	return 0;
 }
 
@@ -108,6 +109,14 @@ static uint32_t thread_key(uint64_t who, uint32_t flags)
 	       ((flags & TAILOR_SF_KERNEL) ? 1u << 31 : 0);
 }
 
+static inline void summarize_one(struct tlr_samples_summary *sum, uint64_t tsc, uint32_t flags)
+{
+	sum->min_tsc = tsc < sum->min_tsc ? tsc : sum->min_tsc;
+	sum->max_tsc = tsc > sum->max_tsc ? tsc : sum->max_tsc;
+	sum->flags_any |= flags;
+	sum->tag_word_bad += !!(flags & TAILOR_SF_TAG_WORD_BAD);
+}
+
 size_t tlr_pack_one(struct tlr_pack_state *st, const void *sample, uint8_t *out)
 {
 	const struct tailor_sample *s = sample;
@@ -131,6 +140,7 @@ size_t tlr_pack_one(struct tlr_pack_state *st, const void *sample, uint8_t *out)
 	b += put_varint(body + b, zigzag(step - st->step));
 	st->tsc = s->tsc;
 	st->step = step;
+	summarize_one(&st->sum, st->tsc, flags);
 	t = thread_slot(st, thread_key(who, flags));
 	b += put_varint(body + b, zigzag(s->ip - t->ip));
 	t->ip = s->ip;
@@ -209,88 +219,142 @@ static inline int get_varint(struct unpacker *u, uint64_t *v, const char *what)
 	return get_varint_slow(u, v, what);
 }
 
+/* Past @n varints of a sample; most are one byte. */
+static inline int skip_varints(struct unpacker *u, unsigned int n, const char *what)
+{
+	uint64_t v;
+
+	for (; n; n--) {
+		if (u->pos < u->len && u->in[u->pos] < 0x80)
+			u->pos++;
+		else if (get_varint_slow(u, &v, what))
+			return -1;
+	}
+	return 0;
+}
+
+/* The WORD_DELTA modes in a control word: both bits of a word's mode set. */
+static inline unsigned int delta_words(uint64_t ctl)
+{
+	return (unsigned int)__builtin_popcountll(ctl & ctl >> 1 &
+						  (0x5555555555555555ull << CTL_WORDS));
+}
+
+/*
+ * The control word, flags and thread of sample @k, checked as
+ * tlr_unpack() wants them, into @st.
+ */
+static inline __attribute__((always_inline)) int get_head(struct unpacker *u, struct tlr_pack_state *st, uint32_t k,
+			   uint64_t *ctl)
+{
+	uint64_t v;
+
+	if (get_varint(u, ctl, "control word"))
+		return -1;
+	if (st->words < TLR_PACK_MAX_WORDS && *ctl >> (CTL_WORDS + 2 * st->words))
+		return unpack_fail(u, "sample %u's control word 0x%llx has modes for more than its %u registers",
+				   k, (unsigned long long)*ctl, st->words);
+	if (*ctl & CTL_FLAGS) {
+		if (u->pos >= u->len)
+			return unpack_fail(u, "the stream ends inside sample %u's flags", k);
+		if (u->in[u->pos] > TAILOR_WHO_FLAGS_MASK)
+			return unpack_fail(u, "sample %u's flags 0x%x have more than 7 bits",
+					   k, u->in[u->pos]);
+		st->flags = u->in[u->pos++];
+	}
+	if (*ctl & CTL_WHO) {
+		if (get_varint(u, &v, "thread"))
+			return -1;
+		if (v & ~WHO_LOW_MASK)
+			return unpack_fail(u, "sample %u's tid/pid/cpu change 0x%llx has flag bits",
+					   k, (unsigned long long)v);
+		st->who ^= v;
+	}
+	if (get_varint(u, &v, "time"))
+		return -1;
+	st->step += unzigzag(v);
+	st->tsc += st->step;
+	return 0;
+}
+
+/*
+ * Only checked and summarized: the IP and the registers' changes are
+ * read past, never computed, and no thread is looked up.
+ */
+static int summarize(struct unpacker *u, struct tlr_pack_state *st, uint32_t count,
+		     struct tlr_samples_summary *sum)
+{
+	struct tlr_samples_summary seen = { .min_tsc = UINT64_MAX };
+	uint32_t k;
+
+	for (k = 0; k < count; k++) {
+		uint64_t ctl;
+
+		if (get_head(u, st, k, &ctl))
+			return -1;
+		summarize_one(&seen, st->tsc, st->flags);
+		/* The IP first, then the registers that changed. */
+		if (skip_varints(u, 1, "ip") || skip_varints(u, delta_words(ctl), "register"))
+			return -1;
+	}
+	if (sum)
+		*sum = seen;
+	return 0;
+}
+
 int tlr_unpack(const uint8_t *in, size_t len, uint32_t count, uint32_t record_size, void *out,
-	       struct tlr_pack_summary *sum, char *err, size_t errlen)
+	       struct tlr_samples_summary *sum, char *err, size_t errlen)
 {
 	struct unpacker u = { .in = in, .len = len, .err = err, .errlen = errlen };
-	struct tlr_pack_summary seen = { .min_tsc = UINT64_MAX };
+	struct tlr_samples_summary seen = { .min_tsc = UINT64_MAX };
 	struct tlr_pack_state st;
-	uint64_t check_only[3 + TLR_PACK_MAX_WORDS];
 	uint32_t k, i;
 
 	if (tlr_pack_begin(&st, record_size)) {
 		snprintf(err, errlen, "record_size %u cannot be packed", record_size);
 		return -1;
 	}
+	if (!out) {
+		if (summarize(&u, &st, count, sum))
+			return -1;
+		goto end;
+	}
 	for (k = 0; k < count; k++) {
-		/* Into @out directly; only checked: into one sample's room. */
-		struct tailor_sample *s = out ?
-			(struct tailor_sample *)((uint8_t *)out + (size_t)k * record_size) :
-			(struct tailor_sample *)check_only;
+		struct tailor_sample *s = (struct tailor_sample *)((uint8_t *)out +
+								   (size_t)k * record_size);
 		struct tlr_pack_thread *t;
 		uint64_t ctl, v;
 
-		if (get_varint(&u, &ctl, "control word"))
+		if (get_head(&u, &st, k, &ctl))
 			return -1;
-		if (st.words < TLR_PACK_MAX_WORDS && ctl >> (CTL_WORDS + 2 * st.words))
-			return unpack_fail(&u, "sample %u's control word 0x%llx has modes for more than its %u registers",
-					   k, (unsigned long long)ctl, st.words);
-		if (ctl & CTL_FLAGS) {
-			if (u.pos >= u.len)
-				return unpack_fail(&u, "the stream ends inside sample %u's flags", k);
-			if (u.in[u.pos] > TAILOR_WHO_FLAGS_MASK)
-				return unpack_fail(&u, "sample %u's flags 0x%x have more than 7 bits",
-						   k, u.in[u.pos]);
-			st.flags = u.in[u.pos++];
-		}
-		if (ctl & CTL_WHO) {
-			if (get_varint(&u, &v, "thread"))
-				return -1;
-			if (v & ~WHO_LOW_MASK)
-				return unpack_fail(&u, "sample %u's tid/pid/cpu change 0x%llx has flag bits",
-						   k, (unsigned long long)v);
-			st.who ^= v;
-		}
-		if (get_varint(&u, &v, "time"))
-			return -1;
-		st.step += unzigzag(v);
-		st.tsc += st.step;
-		if (sum) {
-			seen.min_tsc = st.tsc < seen.min_tsc ? st.tsc : seen.min_tsc;
-			seen.max_tsc = st.tsc > seen.max_tsc ? st.tsc : seen.max_tsc;
-			seen.flags_any |= st.flags;
-			seen.tag_word_bad += !!(st.flags & TAILOR_SF_TAG_WORD_BAD);
-		}
+		summarize_one(&seen, st.tsc, st.flags);
 		if (get_varint(&u, &v, "ip"))
 			return -1;
-		if (out) {
-			s->tsc = st.tsc;
-			s->who = st.who | (uint64_t)st.flags << TAILOR_WHO_FLAGS_SHIFT;
-			t = thread_slot(&st, thread_key(st.who, st.flags));
-			t->ip += unzigzag(v);
-			s->ip = t->ip;
-		}
+		s->tsc = st.tsc;
+		s->who = st.who | (uint64_t)st.flags << TAILOR_WHO_FLAGS_SHIFT;
+		t = thread_slot(&st, thread_key(st.who, st.flags));
+		t->ip += unzigzag(v);
+		s->ip = t->ip;
 		for (i = 0; i < st.words; i++) {
 			unsigned int mode = (ctl >> (CTL_WORDS + 2 * i)) & 3;
 
-			/* Checking needs only the deltas read past. */
-			if (mode == WORD_DELTA && get_varint(&u, &v, "register"))
-				return -1;
-			if (!out)
-				continue;
-			if (mode == WORD_IP)
+			if (mode == WORD_IP) {
 				st.word[i] = s->ip;
-			else if (mode == WORD_ZERO)
+			} else if (mode == WORD_ZERO) {
 				st.word[i] = 0;
-			else if (mode == WORD_DELTA)
+			} else if (mode == WORD_DELTA) {
+				if (get_varint(&u, &v, "register"))
+					return -1;
 				st.word[i] += unzigzag(v);
+			}
 			s->regs[i] = st.word[i];
 		}
 	}
+	if (sum)
+		*sum = seen;
+end:
 	if (u.pos != len)
 		return unpack_fail(&u, "%zu bytes left after the last of %u samples", len - u.pos,
 				   count);
-	if (sum)
-		*sum = seen;
 	return 0;
 }

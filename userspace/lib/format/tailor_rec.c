@@ -47,6 +47,7 @@ struct tailor_rec {
 	struct unpacked_batch *unpacked;
 	size_t nr_unpacked, cap_unpacked;
 	uint64_t rounds;		/* ROUND marks handed out */
+	uint64_t handed;	/* samples in the batches handed out */
 	uint64_t end_time;	/* stop_tsc, for the lost count */
 	struct carried_file *files;
 	size_t nr_files;
@@ -76,30 +77,53 @@ static void release_unpacked(struct tailor_rec *t)
 	t->nr_unpacked = kept;
 }
 
+/* Stop delivering: the report says how far it got, and why. */
+static void cut_short(struct tailor_rec *t, const struct tlr_record *rec, const char *why)
+{
+	struct session_info *info = &t->fr.info;
+
+	info->complete = false;
+	info->nr_samples = t->handed;
+	snprintf(info->problem, sizeof(info->problem),
+		 "cut short: offset %llu: SAMPLES_PACKED %s", (unsigned long long)rec->offset,
+		 why);
+}
+
 /*
- * A packed batch, which the record reader unpacked into a buffer of its
- * own for this record only, copied to live as long as its runs; NULL: no
- * memory.
+ * A packed batch, unpacked straight into a buffer that lives as long as
+ * its runs; NULL when it cannot be, the recording then cut short there:
+ * no memory, or a batch that does not unpack to what it says.  Only
+ * here is a format 3 batch's stream read: the first pass took its
+ * summary.
  */
-static const uint8_t *keep_batch(struct tailor_rec *t, const struct tlr_record *rec)
+static const uint8_t *unpack_batch(struct tailor_rec *t, const struct tlr_record *rec)
 {
 	const struct tlr_samples_packed *h = rec->payload;
 	size_t bytes = (size_t)h->count * h->record_size;
+	char why[320];
 	uint8_t *data;
 
 	if (t->nr_unpacked == t->cap_unpacked) {
 		size_t cap = t->cap_unpacked ? 2 * t->cap_unpacked : 16;
 		struct unpacked_batch *grown = realloc(t->unpacked, cap * sizeof(*grown));
 
-		if (!grown)
+		if (!grown) {
+			cut_short(t, rec, "no memory to unpack it");
 			return NULL;
+		}
 		t->unpacked = grown;
 		t->cap_unpacked = cap;
 	}
 	data = malloc(bytes ? bytes : 1);
-	if (!data)
+	if (!data) {
+		cut_short(t, rec, "no memory to unpack it");
 		return NULL;
-	memcpy(data, rec->samples, bytes);
+	}
+	if (tlr_unpack_record(t->events, rec, data, why, sizeof(why))) {
+		cut_short(t, rec, why);
+		free(data);
+		return NULL;
+	}
 	t->unpacked[t->nr_unpacked++] = (struct unpacked_batch){ .data = data, .round = t->rounds };
 	return data;
 }
@@ -165,18 +189,19 @@ static enum rd_next tailor_next(struct format_reader *fr, struct rd_run *run)
 			t->batch_count = h->count;
 			t->batch_next = 0;
 			t->record_size = h->record_size;
+			t->handed += h->count;
 			break;
 		}
 		case TLR_SAMPLES_PACKED: {
 			const struct tlr_samples_packed *h = rec.payload;
 
-			t->batch = keep_batch(t, &rec);
-			/* Out of memory: the rest of the file is not delivered. */
+			t->batch = unpack_batch(t, &rec);
 			if (!t->batch)
-				return RD_EOF;
+				return RD_EOF;	/* cut short: the rest is not delivered */
 			t->batch_count = h->count;
 			t->batch_next = 0;
 			t->record_size = h->record_size;
+			t->handed += h->count;
 			break;
 		}
 		case TLR_MMAP:
@@ -492,7 +517,7 @@ static void count_samples(struct tailor_rec *t, const uint8_t *at, uint32_t coun
 
 /* count_samples() from a packed batch's summary: the same figures. */
 static void count_summary(struct tailor_rec *t, const struct tlr_samples_packed *h,
-			  const struct tlr_pack_summary *sum)
+			  const struct tlr_samples_summary *sum)
 {
 	struct session_info *info = &t->fr.info;
 
@@ -599,6 +624,12 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 	t->events = tlr_reader_open(path, err, errlen);
 	if (!t->events)
 		goto fail;
+	/*
+	 * The pass above checked each packed batch's header (and, before
+	 * format 3, its stream); this one unpacks each where its runs live,
+	 * and checks it then.
+	 */
+	tlr_reader_leave_packed(t->events);
 	return &t->fr;
 fail:
 	for (ret = 0; ret < (int)t->nr_files; ret++) {

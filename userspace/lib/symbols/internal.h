@@ -105,11 +105,27 @@ struct recent_map {
 	size_t index;
 };
 
+/*
+ * The answer for an IP in a file's mapping, and the times it holds for:
+ * most samples are at an IP a sample before them was at (a hot loop), and
+ * skip the search, the segments and the cache.  Valid while no mapping
+ * was added; never for anonymous memory, where a JIT's code comes and goes.
+ */
+#define RECENT_IP_SLOTS	1024
+struct recent_ip {
+	uint64_t generation;	/* of maps[]; 0: empty */
+	uint64_t ip;
+	uint64_t from, to;	/* time window of the answer */
+	uint32_t pid;
+	struct sym_result result;
+};
+
 struct symbolizer {
 	struct tev_consumer events;
 	struct sym_map_list files_mapped;	/* mmaps of files */
-	uint64_t generation;	/* of files_mapped, for recent[] */
+	uint64_t generation;	/* of files_mapped, for recent[] and recent_ip[] */
 	struct recent_map recent[RECENT_SLOTS];
+	struct recent_ip recent_ip[RECENT_IP_SLOTS];
 	struct sym_file **files;
 	size_t nr_files;
 	struct cache_entry *cache;

@@ -328,22 +328,33 @@ const struct sym_map *sym_list_search(const struct sym_map_list *l, uint32_t pid
 	return fallback;
 }
 
+/* The mapping of @ip, and in *@from..*@to the times that answer holds for. */
 static const struct sym_map *find_map(struct symbolizer *s, uint32_t pid,
-				      uint64_t ip, uint64_t time)
+				      uint64_t ip, uint64_t time, uint64_t *from, uint64_t *to)
 {
-	uint64_t page = ip >> 12, from, to;
+	uint64_t page = ip >> 12;
 	struct recent_map *r = &s->recent[(page ^ pid * 0x9e37u) & (RECENT_SLOTS - 1)];
 	const struct sym_map *m;
 
 	if (r->generation == s->generation && r->pid == pid && r->page == page &&
-	    time >= r->from && time < r->to)
+	    time >= r->from && time < r->to) {
+		*from = r->from;
+		*to = r->to;
 		return &s->files_mapped.maps[r->index];
-	m = sym_list_search(&s->files_mapped, pid, ip, time, &from, &to);
-	if (m && from < to && ((m->start | m->end) & 0xfff) == 0)
+	}
+	m = sym_list_search(&s->files_mapped, pid, ip, time, from, to);
+	if (m && *from < *to && ((m->start | m->end) & 0xfff) == 0)
 		*r = (struct recent_map){ .generation = s->generation, .pid = pid,
-					  .page = page, .from = from, .to = to,
+					  .page = page, .from = *from, .to = *to,
 					  .index = (size_t)(m - s->files_mapped.maps) };
 	return m;
+}
+
+static struct recent_ip *recent_ip_slot(struct symbolizer *s, uint32_t pid, uint64_t ip)
+{
+	uint64_t h = (ip ^ (uint64_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return &s->recent_ip[h >> (64 - 10)];
 }
 
 /* The PT_LOAD segments; none on any failure (samples then have no address). */
@@ -624,23 +635,15 @@ struct cache_entry *sym_cache_slot(struct symbolizer *s, const void *owner,
 	return e;
 }
 
-void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
-		struct sym_result *out)
+/* @ip in file mapping @m: the answer depends on nothing else. */
+static void lookup_in_file(struct symbolizer *s, const struct sym_map *m, uint64_t ip,
+			   struct sym_result *out)
 {
-	const struct sym_map *m = find_map(s, pid, ip, time);
 	struct cache_entry *e;
 	struct sym_file *f;
 	uint64_t vaddr;
 	bool fresh;
 
-	memset(out, 0, sizeof(*out));
-	out->id = UINT32_MAX;
-	if (jit_lookup(s, pid, ip, time, m, out))
-		return;
-	if (!m) {
-		out->status = SYM_NO_MAPPING;
-		return;
-	}
 	f = m->file;
 	out->path = f->path;
 	if (!f->tried)
@@ -672,4 +675,32 @@ void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 		resolve(s, f, vaddr, &e->result);
 	}
 	*out = e->result;
+}
+
+void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
+		struct sym_result *out)
+{
+	struct recent_ip *r = recent_ip_slot(s, pid, ip);
+	const struct sym_map *m;
+	uint64_t from, to;
+
+	if (r->generation == s->generation && r->ip == ip && r->pid == pid &&
+	    time >= r->from && time < r->to) {
+		*out = r->result;
+		return;
+	}
+	m = find_map(s, pid, ip, time, &from, &to);
+	memset(out, 0, sizeof(*out));
+	out->id = UINT32_MAX;
+	if (jit_lookup(s, pid, ip, time, m, out))
+		return;
+	if (!m) {
+		out->status = SYM_NO_MAPPING;
+		return;
+	}
+	lookup_in_file(s, m, ip, out);
+	/* Out of memory (no id) is answered again next time. */
+	if (!m->file->anonymous && out->id != UINT32_MAX && from < to)
+		*r = (struct recent_ip){ .generation = s->generation, .ip = ip, .from = from,
+					 .to = to, .pid = pid, .result = *out };
 }
