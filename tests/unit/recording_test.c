@@ -686,11 +686,22 @@ static void test_packed_summary(void)
 	v = 51;
 	memcpy(bad + 36, &v, 4);
 	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
-	/* Plausible, but not the samples': found where they are unpacked. */
+	/* The flag without the count, and the count without the flag. */
+	memcpy(bad, buf, len);
+	v = 0;
+	memcpy(bad + 36, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
+	memcpy(bad, buf, len);
+	v = TAILOR_SF_ADDR_VALID;
+	memcpy(bad + 32, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
+	/* Plausible, but not the samples': found where they are unpacked, at the summary. */
 	memcpy(bad, buf, len);
 	t = sum.min_tsc - 1;
 	memcpy(bad + 16, &t, 8);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 80, "the summary is not the samples'");
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "the summary is not the samples'");
+	/* The whole message: both summaries, all eight numbers. */
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "0x40, 8 unpacked");
 
 	/* A first pass takes the summary as stated, and never unpacks. */
 	data = lone_file(TLR_SAMPLES_PACKED, bad, len, &total);
@@ -701,7 +712,7 @@ static void test_packed_summary(void)
 		check_int(tlr_next(r, &rec), ==, 1);
 		check(!rec.samples && rec.summary && rec.summary->min_tsc == t);
 		/* ... and the pass that unpacks refuses it. */
-		check_int(tlr_unpack_record(r, &rec, out, err, sizeof(err)), ==, -1);
+		check_int(tlr_unpack_record(r, &rec, out, err, sizeof(err)), ==, -2);
 		check_contains(err, "the summary is not the samples'");
 		tlr_reader_close(r);
 	}
@@ -721,12 +732,31 @@ static void test_packed_summary(void)
 	}
 	free(data);
 
+	/* The stream damaged where it starts, behind a good summary: offset 80. */
+	memcpy(bad, buf, len);
+	memset(bad + 40, 0xff, 12);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 80, "");
+	/* A format 2 batch (no summary) in a format 3 file does not fill its record. */
+	len = packed_record_v(bad, 50, 2);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 48, "does not fill");
+
 	/* No samples: the summary of none. */
 	len = packed_record_v(buf, 0, 3);
 	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
+	memcpy(bad, buf, len);
+	v = TAILOR_SF_ADDR_VALID;
+	memcpy(bad + 32, &v, 4);
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 72, "cannot be of 0 samples");
 	t = 0;
 	memcpy(buf + 16, &t, 8);
 	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 0, 56, "cannot be of 0 samples");
+	/* One sample has one time. */
+	len = packed_record_v(buf, 1, 3);
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
+	memcpy(&t, buf + 16, 8);
+	t--;
+	memcpy(buf + 16, &t, 8);
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 0, 56, "cannot be of 1 samples");
 	lone_version = 1;
 }
 

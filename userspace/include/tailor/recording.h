@@ -283,9 +283,9 @@ void tlr_reader_summarize(struct tlr_reader *r);
 void tlr_reader_leave_packed(struct tlr_reader *r);
 /*
  * Unpack SAMPLES_PACKED record @rec, which @r's tlr_next() returned, into
- * @out (count * record_size bytes, 8-byte aligned): 0, or -1 with what
- * is wrong in @err -- the stream, or a summary in its header (format 3)
- * that is not the samples'.
+ * @out (count * record_size bytes, 8-byte aligned): 0; -1 with what is
+ * wrong with the stream in @err; -2 when the stream is good but the
+ * summary in its header (format 3) is not the samples'.
  */
 int tlr_unpack_record(const struct tlr_reader *r, const struct tlr_record *rec, void *out,
 		      char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Samples packed for the file (recording format 2, TLR_SAMPLES_PACKED;
+ * Samples packed for the file (recording formats 2 and 3, TLR_SAMPLES_PACKED;
  * docs/recording-format.md has the byte layout).  A batch of struct
  * tailor_sample records of one size becomes a stream in which each
  * sample costs a control byte and what changed: the TSC as the change of

@@ -40,7 +40,7 @@ struct tlr_reader {
 	size_t unpacked_size;
 	enum { UNPACK, SUMMARIZE, LEAVE_PACKED } packed;	/* what a packed batch gets */
 	struct tlr_samples_summary summary;
-	char err[256];
+	char err[512];		/* a summary's mismatch names eight numbers */
 };
 
 static const char *type_name(uint32_t type)
@@ -346,7 +346,7 @@ static int payload_fail(struct tlr_reader *r, const struct tlr_record *rec,
 static int payload_fail(struct tlr_reader *r, const struct tlr_record *rec,
 			size_t at, const char *fmt, ...)
 {
-	char what[160];
+	char what[320];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -423,14 +423,21 @@ static int take_stated_summary(struct tlr_reader *r, const struct tlr_record *re
 	struct tlr_samples_summary s;
 
 	memcpy(&s, (const uint8_t *)rec->payload + at, sizeof(s));
-	if (count ? s.min_tsc > s.max_tsc : s.min_tsc != UINT64_MAX || s.max_tsc)
+	/* One sample has one time; none has the empty range. */
+	if (count ? s.min_tsc > s.max_tsc || (count == 1 && s.min_tsc != s.max_tsc) :
+		    s.min_tsc != UINT64_MAX || s.max_tsc)
 		return payload_fail(r, rec, at,
 				    "summary's min_tsc %" PRIu64 " and max_tsc %" PRIu64 " cannot be of %u samples",
 				    s.min_tsc, s.max_tsc, count);
 	if (s.flags_any > TAILOR_WHO_FLAGS_MASK)
 		return payload_fail(r, rec, at + offsetof(struct tlr_samples_summary, flags_any),
 				    "summary's flags 0x%x have more than 7 bits", s.flags_any);
-	if (s.tag_word_bad > count || (s.tag_word_bad && !(s.flags_any & TAILOR_SF_TAG_WORD_BAD)))
+	if (!count && s.flags_any)
+		return payload_fail(r, rec, at + offsetof(struct tlr_samples_summary, flags_any),
+				    "summary's flags 0x%x cannot be of 0 samples", s.flags_any);
+	/* The flag ORed says some sample lacks its tag word, the count how many. */
+	if (s.tag_word_bad > count ||
+	    !s.tag_word_bad != !(s.flags_any & TAILOR_SF_TAG_WORD_BAD))
 		return payload_fail(r, rec, at + offsetof(struct tlr_samples_summary, tag_word_bad),
 				    "summary's %u samples without a tag word do not fit its %u samples and flags 0x%x",
 				    s.tag_word_bad, count, s.flags_any);
@@ -458,7 +465,7 @@ int tlr_unpack_record(const struct tlr_reader *r, const struct tlr_record *rec, 
 			 "the summary is not the samples': tsc %" PRIu64 "-%" PRIu64 ", flags 0x%x, %u without a tag word stated; %" PRIu64 "-%" PRIu64 ", 0x%x, %u unpacked",
 			 stated.min_tsc, stated.max_tsc, stated.flags_any, stated.tag_word_bad,
 			 seen.min_tsc, seen.max_tsc, seen.flags_any, seen.tag_word_bad);
-		return -1;
+		return -2;
 	}
 	return 0;
 }
@@ -474,6 +481,7 @@ static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 	struct tlr_samples_packed s;
 	size_t bytes;
 	char why[320];
+	int ret;
 
 	if (rec->size < hdr_size)
 		return payload_fail(r, rec, 0,
@@ -523,8 +531,9 @@ static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 		r->unpacked = grown;
 		r->unpacked_size = bytes ? bytes : 8;
 	}
-	if (tlr_unpack_record(r, rec, r->unpacked, why, sizeof(why)))
-		return payload_fail(r, rec, hdr_size, "%s", why);
+	ret = tlr_unpack_record(r, rec, r->unpacked, why, sizeof(why));
+	if (ret)	/* at the summary that lies, or in the stream */
+		return payload_fail(r, rec, ret == -2 ? sizeof(s) : hdr_size, "%s", why);
 	rec->samples = r->unpacked;
 	return 0;
 }
