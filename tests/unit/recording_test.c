@@ -612,40 +612,36 @@ static uint32_t packed_record(unsigned char *buf, uint32_t n)
 	return packed_record_v(buf, n, 1);
 }
 
+/*
+ * SAMPLES_PACKED payload @buf of @len bytes with the u32 at @at set to @v:
+ * refused, naming file offset @offset and @what.
+ */
+static void expect_packed_u32(const unsigned char *buf, uint32_t len, size_t at, uint32_t v,
+			      uint64_t offset, const char *what)
+{
+	unsigned char bad[4096];
+
+	memcpy(bad, buf, len);
+	memcpy(bad + at, &v, sizeof(v));
+	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, offset, what);
+}
+
 static void test_bad_packed(void)
 {
-	unsigned char buf[4096], bad[4096];
-	uint32_t len = packed_record(buf, 50), v;
+	unsigned char buf[4096];
+	uint32_t len = packed_record(buf, 50);
 
 	/* The payload starts at file offset 40; its stream at 56. */
 	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
 	expect_lone_record(TLR_SAMPLES_PACKED, buf, 8, 0, 40, "too short for its 16-byte header");
-	memcpy(bad, buf, len);
-	v = 36;
-	memcpy(bad, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 40,
-			   "record_size 36 is not a multiple of 8 from 24 to 272");
-	memcpy(bad, buf, len);
-	v = 1u << 30;
-	memcpy(bad + 4, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 44, "unpack to more than");
-	memcpy(bad, buf, len);
-	v = len;
-	memcpy(bad + 8, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 48, "does not fill");
-	memcpy(bad, buf, len);
-	v = 1;
-	memcpy(bad + 12, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 52, "reserved field is 0x1");
+	expect_packed_u32(buf, len, 0, 36, 40, "record_size 36 is not a multiple of 8 from 24 to 272");
+	expect_packed_u32(buf, len, 4, 1u << 30, 44, "unpack to more than");
+	expect_packed_u32(buf, len, 8, len, 48, "does not fill");
+	expect_packed_u32(buf, len, 12, 1, 52, "reserved field is 0x1");
 	/* One sample fewer than the stream holds: bytes left over. */
-	memcpy(bad, buf, len);
-	v = 49;
-	memcpy(bad + 4, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "left after the last of 49 samples");
+	expect_packed_u32(buf, len, 4, 49, 56, "left after the last of 49 samples");
 	/* One more: the stream ends inside it. */
-	v = 51;
-	memcpy(bad + 4, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "ends inside");
+	expect_packed_u32(buf, len, 4, 51, 56, "ends inside");
 }
 
 /*
@@ -660,7 +656,7 @@ static void test_packed_summary(void)
 	struct tlr_samples_summary sum;
 	struct tlr_record rec;
 	struct tlr_reader *r;
-	uint32_t len, v;
+	uint32_t len;
 	size_t total;
 	char err[320];
 
@@ -678,23 +674,11 @@ static void test_packed_summary(void)
 	t = sum.max_tsc + 1;
 	memcpy(bad + 16, &t, 8);
 	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 56, "cannot be of 50 samples");
-	memcpy(bad, buf, len);
-	v = 0x80;
-	memcpy(bad + 32, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 72, "more than 7 bits");
-	memcpy(bad, buf, len);
-	v = 51;
-	memcpy(bad + 36, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
+	expect_packed_u32(buf, len, 32, 0x80, 72, "more than 7 bits");
+	expect_packed_u32(buf, len, 36, 51, 76, "do not fit its 50 samples");
 	/* The flag without the count, and the count without the flag. */
-	memcpy(bad, buf, len);
-	v = 0;
-	memcpy(bad + 36, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
-	memcpy(bad, buf, len);
-	v = TAILOR_SF_ADDR_VALID;
-	memcpy(bad + 32, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 76, "do not fit its 50 samples");
+	expect_packed_u32(buf, len, 36, 0, 76, "do not fit its 50 samples");
+	expect_packed_u32(buf, len, 32, TAILOR_SF_ADDR_VALID, 76, "do not fit its 50 samples");
 	/* Plausible, but not the samples': found where they are unpacked, at the summary. */
 	memcpy(bad, buf, len);
 	t = sum.min_tsc - 1;
@@ -743,10 +727,7 @@ static void test_packed_summary(void)
 	/* No samples: the summary of none. */
 	len = packed_record_v(buf, 0, 3);
 	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 1, 0, "");
-	memcpy(bad, buf, len);
-	v = TAILOR_SF_ADDR_VALID;
-	memcpy(bad + 32, &v, 4);
-	expect_lone_record(TLR_SAMPLES_PACKED, bad, len, 0, 72, "cannot be of 0 samples");
+	expect_packed_u32(buf, len, 32, TAILOR_SF_ADDR_VALID, 72, "cannot be of 0 samples");
 	t = 0;
 	memcpy(buf + 16, &t, 8);
 	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 0, 56, "cannot be of 0 samples");
