@@ -4,8 +4,8 @@
 # backend-shares.sh: the run-to-run spread of each operator's share of
 # fig3's samples under the engine's C and LLVM backends, natively with
 # perf record -e cpu-clock.  The runs are those of
-# tests/engine/llvm_backend_test.sh (scale 0.05, 100 executions, the
-# oracle's extra work on the lineitem scan and the group-by), the backends
+# tests/engine/llvm_backend_test.sh (tests/lib/backend-shares.sh: the same
+# known work on the scan, the join and the group-by), the backends
 # alternating; that test's tolerance and run count come from this spread.
 #
 # Prints one line per run (backend, run, seconds, then operator=samples/share%)
@@ -16,6 +16,8 @@
 set -euo pipefail
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/backend-shares.sh
+. "$top/tests/lib/backend-shares.sh"
 [ $# -eq 0 ] || { echo "usage: ${0##*/} (SHARES_RUNS=N runs per backend)" >&2; exit 2; }
 runs=${SHARES_RUNS:-30}
 [ "$runs" -ge 2 ] 2>/dev/null || { echo "${0##*/}: SHARES_RUNS must be 2 or more" >&2; exit 2; }
@@ -34,7 +36,7 @@ for r in $(seq 1 "$runs"); do
 	for b in c llvm; do
 		start=$(date +%s%N)
 		perf record -q -e cpu-clock -F 4000 -o "$out/$b.data" -- \
-			"$engine" --backend "$b" -s 0.05 -n 100 -j 1 -r 0 -x 2=30 -x 4=30 \
+			"$engine" --backend "$b" "${backend_shares_args[@]}" \
 			-w "$out/gen-$b" -d "$out/$b.dict" -t "$out/$b.times" fig3 \
 			>"$out/$b.log" 2>&1 || { echo "${0##*/}: run failed: $out/$b.log" >&2; exit 1; }
 		end=$(date +%s%N)

@@ -6,24 +6,22 @@
 # both backends write the same dictionary and the same generated file but
 # for its one line that defines TAILOR_TAGGED; LLVM's perf listener leaves
 # a jitdump under the work directory.  Then both backends run fig3 with
-# the oracle's extra work on the lineitem scan and the group-by under
-# perf record -e cpu-clock (no --intr-regs: the tag register is the C
-# backend's alone, so runtime samples stay untagged in both and the
-# comparison is of the generated code's): tailor report names LLVM's
-# functions from the jitdump, and each operator's share of the query's
-# samples is the C backend's within 5 points.  The shares are medians of
-# seven runs per backend, the backends alternating, so that a few odd runs
-# do not decide.  Measured here (2 cores, AMD EPYC VM, 2026-11-25), 65 runs
-# per backend, idle, beside the test box and from a second checkout:
-# HashJoin's share 10.35% +- 1.43 (C) and 11.27% +- 1.25 (LLVM), at most
-# 14.5%; GroupBy 38.7 +- 1.0 and 37.5 +- 0.9.  But one CI run, its machine
-# disturbed, gave LLVM's HashJoin 21.8, 15.1 and 19.2% against C's 12.8,
-# 12.5 and 16.2%, and failed with medians of three.  Resampling those runs
-# with such a disturbed run drawn one time in ten puts the chance of a false
-# failure at 3.4% for medians of three, 0.8% for five and 0.2% for seven;
-# seven runs a backend cost about 30 s (bench/backend-shares.sh measures
-# the spread again).  What the tag word adds (runtime calls under their
-# task) needs tailor.ko: tests/engine/llvm_box_test.sh in the box.
+# the same known work on its scan, join and group-by (tests/lib/
+# backend-shares.sh says why) under perf record -e cpu-clock (no
+# --intr-regs: the tag register is the C backend's alone, so runtime
+# samples stay untagged in both and the comparison is of the generated
+# code's): tailor report names LLVM's functions from the jitdump, and each
+# operator's share of the query's samples is the C backend's within 5
+# points.  The shares are medians of seven runs per backend, the backends
+# alternating, so that a few odd runs do not decide.  Measured here
+# (bench/backend-shares.sh, 2 cores, AMD EPYC VM, 2026-11-27, 20 runs per
+# backend): every operator's mean share under LLVM within 0.4 points of
+# C's, standard deviations 0.6-1.3, single runs 31-38%; with a process
+# copying 512 MiB buffers on the other core, 8 runs, within 0.7 points.
+# The earlier workload (known work on the scan and the group-by only)
+# gave the join 12-27% under LLVM in one CI run and failed its medians of
+# seven.  What the tag word adds (runtime calls under their task) needs
+# tailor.ko: tests/engine/llvm_box_test.sh in the box.
 #
 # Prints TAP and a "# Totals:" line.
 set -uo pipefail
@@ -32,6 +30,8 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/engine-test.sh
 . "$top/tests/lib/engine-test.sh"
+# shellcheck source=tests/lib/backend-shares.sh
+. "$top/tests/lib/backend-shares.sh"
 # The engine the plugin was built with, whatever TAILOR_ENGINE says.
 engine=$build/examples/tailor-engine
 plugin=$build/examples/tailor-engine-llvm.so
@@ -114,7 +114,7 @@ runs=$(seq 1 7)
 for r in $runs; do
 	for b in c llvm; do
 		perf record -q -e cpu-clock -F 4000 -o "$work/$b$r.data" -- \
-			"$engine" --backend "$b" -s 0.05 -n 100 -j 1 -r 0 -x 2=30 -x 4=30 \
+			"$engine" --backend "$b" "${backend_shares_args[@]}" \
 			-w "$work/perf-$b" -d "$work/perf-$b.dict" -t "$work/$b$r.times" fig3 \
 			>"$work/perf-$b.out" 2>&1 || not_ok "perf record of --backend $b" "$work/perf-$b.out"
 		pid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$work/$b$r.times" | head -n 1)
