@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cli.h"
 #include "tailor/sample_pack.h"
@@ -497,6 +498,7 @@ struct recorder {
 	uint64_t events;	/* switches and wakeups from tailor.ko */
 	uint64_t unknown_events;	/* of unknown kinds, or naming no thread: left out */
 	bool module_events;	/* tailor.ko records switches and wakeups */
+	int command_fd;		/* pidfd of the launched command, or -1 */
 	uint64_t start_ns;
 	uint64_t start_wall_ns;	/* CLOCK_REALTIME at META */
 	char reason[96];
@@ -917,20 +919,22 @@ static int record_loop(struct recorder *r)
 	uint64_t deadline = r->o->duration ?
 		r->start_ns + (uint64_t)(r->o->duration * 1e9) : 0;
 	uint64_t next_status = r->start_ns + STATUS_MS * 1000000ull;
-	struct pollfd pfd[65];
+	struct pollfd pfd[66];
 	int nfd, i, more, err;
-	bool drained;
+	bool drained, exited;
 	int sbfds[64];
 
 	nfd = r->sb ? sideband_fds(r->sb, sbfds, 64) : 0;
 	pfd[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
 	for (i = 0; i < nfd; i++)
 		pfd[i + 1] = (struct pollfd){ .fd = sbfds[i], .events = POLLIN };
+	/* Polled last and never taken for a side-band fd; -1 is passed over. */
+	pfd[nfd + 1] = (struct pollfd){ .fd = r->command_fd, .events = POLLIN };
 
 	for (;;) {
 		uint64_t now;
 
-		poll(pfd, nfd + 1, POLL_MS);
+		poll(pfd, nfd + 2, POLL_MS);
 		/*
 		 * A side-band event whose thread exited reports POLLHUP for
 		 * good; stop polling it (its ring is still drained) or poll
@@ -939,6 +943,12 @@ static int record_loop(struct recorder *r)
 		for (i = 1; i <= nfd; i++)
 			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
 				pfd[i].fd = -1;
+		/*
+		 * The command's last thread is gone: tailor.ko would see it at
+		 * its next tick, up to 100 ms on; stopping now ends the
+		 * recording as soon as the command, with the same samples.
+		 */
+		exited = pfd[nfd + 1].revents & POLLIN;
 		more = pull_samples(r, &drained);
 		if (more < 0)
 			return more;
@@ -961,7 +971,7 @@ static int record_loop(struct recorder *r)
 		err = tlr_write_flush(r->w);
 		if (err)
 			return err;
-		if (!more) {
+		if (!more || exited) {
 			snprintf(r->reason, sizeof(r->reason), "target-exited");
 			return 0;
 		}
@@ -1111,7 +1121,7 @@ static void install_stop_handlers(void)
 static int run_record(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct record_opts o;
-	struct recorder r = { .o = &o, .fd = -1 };
+	struct recorder r = { .o = &o, .fd = -1, .command_fd = -1 };
 	struct launch l = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	pid_t target;
 	int exit_code = -1, ret = 1, loop_err;
@@ -1134,6 +1144,12 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		if (launch_prepare(o.command, &l))
 			goto out;
 		target = l.pid;
+		/*
+		 * Readable once the command's last thread exits.  Our unreaped
+		 * child, so its pid names no other process meanwhile; without
+		 * pidfds (before Linux 5.3) tailor.ko's tick ends the session.
+		 */
+		r.command_fd = (int)syscall(SYS_pidfd_open, l.pid, 0);
 	}
 	if (build_config(&r, target) || device_configure(r.fd, &r.cfg, r.ev.name) ||
 	    device_map_rings(r.fd, &r.cfg, r.info.nr_cpu_ids, &r.maps))
@@ -1225,6 +1241,8 @@ out:
 	sideband_close(r.sb);
 	device_unmap_rings(&r.maps);
 	free(r.pack);
+	if (r.command_fd >= 0)
+		close(r.command_fd);
 	if (r.fd >= 0)
 		close(r.fd);
 	return ret;
