@@ -9,12 +9,19 @@
 # r15, read in place from the mapped rings and packed), and under 'perf
 # record -e cpu-clock' at the same frequency, plain and with
 # --intr-regs=r15 (the same information as tailor), at 1, 4, 10 and 20
-# kHz, several times each.  It prints per rate and thread count the
-# median wall times, each profiler's overhead over the bare run, its
-# bytes per sample and the samples it lost, and whether tailor's
-# overhead is at most a quarter of perf's (with --intr-regs) and 10 kHz
-# lost nothing.  A benchmark: it prints figures and never fails a build.
-# Under TCG every figure is inflated; compare the rows.
+# kHz, several times each.  Two more runs take the overhead apart: the
+# clock's floor (bench/clock-floor.c: the same cpu-clock counter with its
+# output paused, so every sample costs the interrupt and perf's overflow
+# path and nothing else), and each profiler on an empty workload (tw_work
+# with no iterations: what it costs to start and finish, whatever the
+# rate).  It prints per rate and thread count the median wall times, each
+# profiler's overhead over the bare run, its samples, bytes per sample,
+# lost samples, fixed cost and cost per sample (overhead less the fixed
+# cost, over the samples), and whether tailor's overhead is at most a
+# quarter of perf's (with --intr-regs) and 10 kHz lost nothing, beside the
+# floor's share of perf's overhead.  A benchmark: it prints figures and
+# never fails a build.  Under TCG every figure is inflated; compare the
+# rows.
 #
 # Usage: bench/record-overhead.sh [--freqs "HZ ..."] [--threads "N ..."]
 #                                 [--iterations N] [--runs N] [--box 6.1|6.12]
@@ -42,6 +49,7 @@ done
 # shellcheck source=bench/bench-lib.sh
 . "$top/bench/bench-lib.sh"
 bench_payload record "$box"
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$payload/bin/clock-floor" "$top/bench/clock-floor.c"
 
 cat >"$payload/run-in-box.sh" <<INBOX
 #!/bin/sh
@@ -55,31 +63,45 @@ perf_count() {
 		sed -n "s/^ *\$1[A-Z_]* events: *\\([0-9]*\\).*/\\1/p" | awk '{ s += \$1 } END { print s + 0 }'
 }
 rate() { cat /proc/sys/kernel/perf_event_max_sample_rate; }
+# profile KIND WORKLOAD: one line for WORKLOAD under the profiler KIND
+profile() {
+	case \$1 in
+	bare)
+		t0=\$(now); \$2; t1=\$(now)
+		echo "BENCH \$f \$th \$3bare \$(el \$t0 \$t1) 0 0 0 0 \$(rate)" ;;
+	floor)
+		t0=\$(now); /tailor/bin/clock-floor -F \$f -- \$2 2>/tmp/floor.err; t1=\$(now)
+		echo "BENCH \$f \$th \$3floor \$(el \$t0 \$t1) 0" \
+			"\$(sed -n 's/^floor_samples=//p' /tmp/floor.err) 0 0 \$(rate)" ;;
+	tailor)
+		t0=\$(now)
+		/tailor/bin/tailor record -q -F \$f -o /tmp/t.rec -- \$2
+		t1=\$(now)
+		/tailor/bin/tailor dump /tmp/t.rec >/tmp/t.dump
+		echo "BENCH \$f \$th \$3tailor \$(el \$t0 \$t1) \$(stat -c %s /tmp/t.rec)" \
+			"\$(sed -n 's/^samples: //p' /tmp/t.dump) \$(sed -n 's/^end.lost: //p' /tmp/t.dump)" \
+			"\$(sed -n 's/^end.throttled: //p' /tmp/t.dump) \$(rate)" ;;
+	perf | perf+r15)
+		regs=
+		[ \$1 = perf+r15 ] && regs=--intr-regs=r15
+		t0=\$(now)
+		perf record -q -e cpu-clock -F \$f \$regs -o /tmp/p.data -- \$2 2>/dev/null
+		t1=\$(now)
+		echo "BENCH \$f \$th \$3\$1 \$(el \$t0 \$t1) \$(stat -c %s /tmp/p.data)" \
+			"\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l) \$(perf_count LOST)" \
+			"\$(perf_count THROTTLE) \$(rate)" ;;
+	esac
+}
 for th in $threads; do
 	w="/tailor/workloads/tw_work $iterations \$th"
 	for f in $freqs; do
 		for i in \$(seq $runs); do
-			t0=\$(now); \$w; t1=\$(now)
-			echo "BENCH \$f \$th bare \$(el \$t0 \$t1) 0 0 0 0 \$(rate)"
-			t0=\$(now)
-			/tailor/bin/tailor record -q -F \$f -o /tmp/t.rec -- \$w
-			t1=\$(now)
-			/tailor/bin/tailor dump /tmp/t.rec >/tmp/t.dump
-			echo "BENCH \$f \$th tailor \$(el \$t0 \$t1) \$(stat -c %s /tmp/t.rec)" \
-				"\$(sed -n 's/^samples: //p' /tmp/t.dump) \$(sed -n 's/^end.lost: //p' /tmp/t.dump)" \
-				"\$(sed -n 's/^end.throttled: //p' /tmp/t.dump) \$(rate)"
-			t0=\$(now)
-			perf record -q -e cpu-clock -F \$f -o /tmp/p.data -- \$w 2>/dev/null
-			t1=\$(now)
-			echo "BENCH \$f \$th perf \$(el \$t0 \$t1) \$(stat -c %s /tmp/p.data)" \
-				"\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l) \$(perf_count LOST)" \
-				"\$(perf_count THROTTLE) \$(rate)"
-			t0=\$(now)
-			perf record -q -e cpu-clock -F \$f --intr-regs=r15 -o /tmp/p.data -- \$w 2>/dev/null
-			t1=\$(now)
-			echo "BENCH \$f \$th perf+r15 \$(el \$t0 \$t1) \$(stat -c %s /tmp/p.data)" \
-				"\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l) \$(perf_count LOST)" \
-				"\$(perf_count THROTTLE) \$(rate)"
+			for k in bare tailor perf perf+r15 floor; do
+				profile \$k "\$w"
+			done
+			for k in bare tailor perf+r15; do
+				profile \$k "/tailor/workloads/tw_work 0 \$th" empty-
+			done
 		done
 	done
 done
@@ -91,6 +113,8 @@ tr -d '\r' <"$out/console.log" | awk -v iters="$iterations" "$bench_median_awk"'
 /^BENCH / {
 	k = $2 " " $3 " " $4
 	t[k, ++n[k]] = $5
+	# Bare and empty runs do not depend on the rate: pooled per thread count.
+	if ($4 ~ /bare$|^empty-/) { k2 = "all " $3 " " $4; t[k2, ++n[k2]] = $5 }
 	bytes[k] += $6; samples[k] += $7; lost[k] += $8; thr[k] += $9
 	if ($10 != "" && (!minrate || $10 < minrate)) minrate = $10
 	if (!seen[$2 " " $3]++) order[++nc] = $2 " " $3
@@ -98,28 +122,46 @@ tr -d '\r' <"$out/console.log" | awk -v iters="$iterations" "$bench_median_awk"'
 END {
 	if (!nc) { print "record-overhead: no results (see build/bench-record/console.log)"; exit 1 }
 	printf "tw_work %s iterations a thread (test box, TCG, 2 vCPUs, software clock)\n", iters
-	printf "%6s %3s %-9s %9s %9s %12s %8s %6s %9s\n", "Hz", "thr", "", "median s", "overhead",
-	       "samples/run", "B/sample", "lost", "throttled"
-	split("tailor perf perf+r15", names, " ")
+	printf "bare and fixed: medians of every rate'"'"'s runs with as many threads (the rate changes neither)\n"
+	printf "fixed: the profiler on tw_work 0 less tw_work 0 bare; per sample: overhead less fixed, over the samples\n"
+	printf "(the floor: its overhead over its samples, its start being a fork and an exec)\n"
+	printf "%6s %3s %-9s %9s %9s %11s %8s %6s %9s %8s %11s\n", "Hz", "thr", "", "median s", "overhead",
+	       "samples/run", "B/sample", "lost", "throttled", "fixed s", "us/sample"
+	split("tailor perf perf+r15 floor", names, " ")
 	for (c = 1; c <= nc; c++) {
-		b = median(order[c] " bare")
-		printf "%6s %3s %-9s %9.3f %9s %12s %8s %6s\n", substr(order[c], 1, index(order[c], " ") - 1),
-		       substr(order[c], index(order[c], " ") + 1), "bare", b, "-", "-", "-", "-"
-		for (i = 1; i <= 3; i++) {
+		th = substr(order[c], index(order[c], " ") + 1)
+		b = median("all " th " bare")
+		b0 = median("all " th " empty-bare")
+		printf "%6s %3s %-9s %9.3f %9s %11s %8s %6s %9s %8s %11s\n", substr(order[c], 1, index(order[c], " ") - 1),
+		       substr(order[c], index(order[c], " ") + 1), "bare", b, "-", "-", "-", "-", "-", "-", "-"
+		for (i = 1; i <= 4; i++) {
 			k = order[c] " " names[i]
 			m = median(k)
 			ov[names[i]] = (m / b - 1) * 100
-			printf "%6s %3s %-9s %9.3f %8.1f%% %12.0f %8.1f %6d %9d\n", "", "", names[i], m,
+			# No empty run (plain perf, the floor): no fixed cost to take off.
+			fixed = per = "-"
+			if (("all " th " empty-" names[i]) in n) {
+				fixed = median("all " th " empty-" names[i]) - b0
+				if (samples[k])
+					per = sprintf("%.1f", (m - b - fixed) / (samples[k] / n[k]) * 1e6)
+				fixed = sprintf("%.3f", fixed)
+			} else if (names[i] == "floor" && samples[k]) {
+				per = sprintf("%.1f", (m - b) / (samples[k] / n[k]) * 1e6)
+			}
+			printf "%6s %3s %-9s %9.3f %8.1f%% %11.0f %8.1f %6d %9d %8s %11s\n", "", "", names[i], m,
 			       ov[names[i]], samples[k] / n[k], samples[k] ? bytes[k] / samples[k] : 0, lost[k],
-			       thr[k]
+			       thr[k], fixed, per
 		}
-		ratio = 0
-		if (ov["perf+r15"] > 0)
+		ratio = floor = 0
+		if (ov["perf+r15"] > 0) {
 			ratio = ov["tailor"] / ov["perf+r15"]
+			floor = ov["floor"] / ov["perf+r15"]
+		}
 		extra = ""
 		if (substr(order[c], 1, index(order[c], " ") - 1) == 10000)
 			extra = sprintf(", lost at 10 kHz: %d (goal 0)", lost[order[c] " tailor"])
-		printf "%6s %3s tailor/perf+r15 overhead %.2f (goal <= 0.25)%s\n", "", "", ratio, extra
+		printf "%6s %3s tailor/perf+r15 overhead %.2f (goal <= 0.25), floor/perf+r15 %.2f%s\n", "", "",
+		       ratio, floor, extra
 	}
 	printf "kernel.perf_event_max_sample_rate: lowest seen %d\n", minrate
 }'

@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "bench-launch.h"
 
 #define MAX_CPUS	64
 #define RING_PAGES	4096	/* 16 MiB a CPU: 2 s of 40k records/s is 4 */
@@ -71,12 +72,11 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	bool switches = false, wakeups = false;
-	int go[2], ring_fd[MAX_CPUS], status, i, ncpu, wid = -1;
+	int go, ring_fd[MAX_CPUS], status, i, ncpu, wid = -1;
 	struct perf_event_mmap_page *meta[MAX_CPUS];
 	uint64_t bytes = 0, records = 0, switch_records = 0, wakeup_records = 0;
 	bool full = false;
 	long page = sysconf(_SC_PAGESIZE);
-	char c = 0;
 	pid_t pid;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -98,22 +98,10 @@ int main(int argc, char **argv)
 	if (ncpu > MAX_CPUS)
 		ncpu = MAX_CPUS;
 
-	/* The child waits on the pipe until its events are open. */
-	if (pipe(go))
-		return perror("sideband-sink: pipe"), 1;
-	pid = fork();
+	/* The child waits until its events are open. */
+	pid = bench_launch_waiting("sideband-sink", argv, &go);
 	if (pid < 0)
-		return perror("sideband-sink: fork"), 1;
-	if (!pid) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		close(go[0]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "sideband-sink: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(go[0]);
+		return 1;
 
 	for (i = 0; i < ncpu; i++) {
 		struct perf_event_attr dummy = {
@@ -154,9 +142,8 @@ int main(int argc, char **argv)
 				goto fail;
 		}
 	}
-	if (write(go[1], &c, 1) != 1)
+	if (bench_launch_go(go))
 		goto fail;
-	close(go[1]);
 	if (waitpid(pid, &status, 0) < 0)
 		return perror("sideband-sink: waitpid"), 1;
 

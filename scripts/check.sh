@@ -96,6 +96,29 @@ bench_sink_test() {
 		    v["sink_switches"] < 2 * v["switches"] - 4) exit 1 }' <<<"$w"
 }
 
+# The bench's clock floor (bench/clock-floor.c), built with the
+# sanitizers: its paused counter must take the samples its CPU time asks
+# for (at least half: a stalled vCPU skips timer periods; never more
+# than one a thread over), or the bench's floor row would time less than
+# the clock's work; and the command's exit status is its own.
+bench_floor_test() {
+	local w rc
+	gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+		-fno-sanitize-recover=all bench/clock-floor.c -o "$out/clock-floor" &&
+	make -s -C "$top" workloads || return 1
+	w=$("$out/clock-floor" -F 1000 -- "$top/build/workloads/tw_work" 1000000000 2 2>&1) ||
+		{ rc=$?; echo "$w"; echo "clock-floor: exit $rc"; return 1; }
+	echo "$w"
+	awk -F= '{ v[$1] = $2 } END {
+		want = v["floor_cpu_ns"] / 1e6
+		print "samples " v["floor_samples"] ", CPU time asks for " want
+		if (want < 100 || v["floor_samples"] < want / 2 || v["floor_samples"] > want + 2) exit 1
+	}' <<<"$w" || return 1
+	rc=0
+	"$out/clock-floor" -F 100 -- sh -c 'exit 3' 2>/dev/null || rc=$?
+	[ "$rc" -eq 3 ] || { echo "clock-floor: exit $rc for a command that exited 3"; return 1; }
+}
+
 # A module build whose output has any compiler or sparse diagnostic fails.
 module_lint() {
 	local ver=$1 kdir log
@@ -178,6 +201,8 @@ native() {
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
 	check "bench/sideband-sink.c (ASan, UBSan) sees every switch of tw_pingpong" \
 		"$out/sideband-sink.log" bench_sink_test
+	check "bench/clock-floor.c (ASan, UBSan) takes the samples its counted CPU time asks for" \
+		"$out/clock-floor.log" bench_floor_test
 	if make -s -C userspace test-tools >"$out/test-tools.log" 2>&1; then
 		tap_totals "golden report tests" "$out/golden.log" tests/golden/golden_test.sh
 		tap_totals "exports through their readers, random profiles" "$out/export-fuzz.log" \
