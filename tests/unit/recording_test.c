@@ -566,8 +566,14 @@ static void test_bad_samples(void)
 	/* count * record_size near 2^64: must not wrap. */
 	expect_damage(at + 8, huge, 8, 1, at + 12, "count 4294967295");
 	damage_u32(at + 12, 2, 1, at + 12, "32 bytes beyond its 2 samples");
-	/* One sample of 96 bytes fills the payload exactly: fine. */
-	expect_damage(at + 8, one_of_96, 8, NR_REFERENCE, 0, "");
+	/*
+	 * One sample of 96 bytes fills the payload exactly: fine.  But the
+	 * next batch's are 32 bytes, and a recording's samples are one size
+	 * (a reader that holds the first batch while it reads the second
+	 * would take their size from either).
+	 */
+	expect_damage(at + 8, one_of_96, 8, 2, reference[2].offset + 8,
+		      "SAMPLES record_size 32 differs from the earlier samples' 96");
 }
 
 static void expect_lone_record(uint32_t type, const void *payload, uint32_t len, int good,

@@ -40,6 +40,7 @@ struct tlr_reader {
 	size_t unpacked_size;
 	enum { UNPACK, SUMMARIZE, LEAVE_PACKED } packed;	/* what a packed batch gets */
 	struct tlr_samples_summary summary;
+	uint32_t sample_size;	/* of the first batch's samples; 0 before it */
 	char err[512];		/* a summary's mismatch names eight numbers */
 };
 
@@ -380,6 +381,22 @@ static int check_record_size(struct tlr_reader *r,
 	return 0;
 }
 
+/*
+ * A recording's samples are all one size, the session's: a reader that
+ * holds one batch's samples while it reads the next may then take their
+ * size from either.
+ */
+static int check_sample_size(struct tlr_reader *r, const struct tlr_record *rec,
+			     size_t at, uint32_t record_size)
+{
+	if (r->sample_size && record_size != r->sample_size)
+		return payload_fail(r, rec, at,
+				    "record_size %u differs from the earlier samples' %u: a recording's samples are all one size",
+				    record_size, r->sample_size);
+	r->sample_size = record_size;
+	return 0;
+}
+
 static int check_samples(struct tlr_reader *r, const struct tlr_record *rec)
 {
 	const size_t count_at = offsetof(struct tlr_samples, count);
@@ -395,6 +412,8 @@ static int check_samples(struct tlr_reader *r, const struct tlr_record *rec)
 		return payload_fail(r, rec, 0,
 				    "record_size %u is not a multiple of 8 >= %d",
 				    s.record_size, TAILOR_SAMPLE_BASE_SIZE);
+	if (check_sample_size(r, rec, offsetof(struct tlr_samples, record_size), s.record_size))
+		return -1;
 	/* Two u32 factors: the product fits in 64 bits. */
 	need = sizeof(s) + (uint64_t)s.count * s.record_size;
 	if (need > rec->size)
@@ -494,6 +513,9 @@ static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 				    "record_size %u is not a multiple of 8 from %d to %d",
 				    s.record_size, TAILOR_SAMPLE_BASE_SIZE,
 				    TAILOR_SAMPLE_BASE_SIZE + 8 * TLR_PACK_MAX_WORDS);
+	if (check_sample_size(r, rec, offsetof(struct tlr_samples_packed, record_size),
+			      s.record_size))
+		return -1;
 	if ((uint64_t)s.count * s.record_size > TLR_MAX_RECORD_SIZE)
 		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, count),
 				    "%u samples of %u bytes unpack to more than %u bytes",
