@@ -71,8 +71,9 @@ profile() {
 		echo "BENCH \$f \$th \$3bare \$(el \$t0 \$t1) 0 0 0 0 \$(rate)" ;;
 	floor)
 		t0=\$(now); /tailor/bin/clock-floor -F \$f -- \$2 2>/tmp/floor.err; t1=\$(now)
-		echo "BENCH \$f \$th \$3floor \$(el \$t0 \$t1) 0" \
-			"\$(sed -n 's/^floor_samples=//p' /tmp/floor.err) 0 0 \$(rate)" ;;
+		# A failed run counts no samples, and the line keeps its fields.
+		s=\$(sed -n 's/^floor_samples=//p' /tmp/floor.err)
+		echo "BENCH \$f \$th \$3floor \$(el \$t0 \$t1) 0 \${s:-0} 0 0 \$(rate)" ;;
 	tailor)
 		t0=\$(now)
 		/tailor/bin/tailor record -q -F \$f -o /tmp/t.rec -- \$2

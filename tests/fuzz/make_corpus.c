@@ -99,13 +99,16 @@ static int put_packed(struct tlr_writer *w, uint32_t record_size, uint32_t count
 	return put(w, TLR_SAMPLES_PACKED, &hdr, sizeof(hdr), packed, len);
 }
 
-/* Packed batches between the side-band, as tailor record writes. */
+/*
+ * Packed batches between the side-band, as tailor record writes: all of
+ * one sample size (an empty batch may state another; it holds none).
+ */
 static int packed(struct tlr_writer *w)
 {
 	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
 	       put_packed(w, 40, 12) ||
 	       put(w, TLR_ROUND, NULL, 0, NULL, 0) ||
-	       put_packed(w, 32, 5) ||
+	       put_packed(w, 40, 5) ||
 	       put_packed(w, 24, 0) ||
 	       put(w, TLR_END, end, strlen(end), NULL, 0);
 }

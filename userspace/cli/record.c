@@ -26,6 +26,10 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cli.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open	434	/* x86-64, Linux 5.3; older headers lack it */
+#endif
 #include "tailor/sample_pack.h"
 #include "tailor/symbols.h"
 #include "tailor/x86_regs.h"
@@ -945,8 +949,9 @@ static int record_loop(struct recorder *r)
 				pfd[i].fd = -1;
 		/*
 		 * The command's last thread is gone: tailor.ko would see it at
-		 * its next tick, up to 100 ms on; stopping now ends the
-		 * recording as soon as the command, with the same samples.
+		 * its next check, up to 100 ms on, and end the session then
+		 * (followed children that outlive the command included), so
+		 * the recording ends as soon as the command instead.
 		 */
 		exited = pfd[nfd + 1].revents & POLLIN;
 		more = pull_samples(r, &drained);
@@ -971,13 +976,14 @@ static int record_loop(struct recorder *r)
 		err = tlr_write_flush(r->w);
 		if (err)
 			return err;
-		if (!more || exited) {
-			snprintf(r->reason, sizeof(r->reason), "target-exited");
-			return 0;
-		}
+		/* A Ctrl-C ends the command too: the signal is the reason. */
 		if (stop_signal) {
 			snprintf(r->reason, sizeof(r->reason), "signal %s",
 				 signame(stop_signal));
+			return 0;
+		}
+		if (!more || exited) {
+			snprintf(r->reason, sizeof(r->reason), "target-exited");
 			return 0;
 		}
 		now = mono_ns();

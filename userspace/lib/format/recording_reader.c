@@ -384,11 +384,13 @@ static int check_record_size(struct tlr_reader *r,
 /*
  * A recording's samples are all one size, the session's: a reader that
  * holds one batch's samples while it reads the next may then take their
- * size from either.
+ * size from either.  A batch of no samples holds none to mistake.
  */
 static int check_sample_size(struct tlr_reader *r, const struct tlr_record *rec,
-			     size_t at, uint32_t record_size)
+			     size_t at, uint32_t record_size, uint32_t count)
 {
+	if (!count)
+		return 0;
 	if (r->sample_size && record_size != r->sample_size)
 		return payload_fail(r, rec, at,
 				    "record_size %u differs from the earlier samples' %u: a recording's samples are all one size",
@@ -412,7 +414,8 @@ static int check_samples(struct tlr_reader *r, const struct tlr_record *rec)
 		return payload_fail(r, rec, 0,
 				    "record_size %u is not a multiple of 8 >= %d",
 				    s.record_size, TAILOR_SAMPLE_BASE_SIZE);
-	if (check_sample_size(r, rec, offsetof(struct tlr_samples, record_size), s.record_size))
+	if (check_sample_size(r, rec, offsetof(struct tlr_samples, record_size), s.record_size,
+			      s.count))
 		return -1;
 	/* Two u32 factors: the product fits in 64 bits. */
 	need = sizeof(s) + (uint64_t)s.count * s.record_size;
@@ -514,7 +517,7 @@ static int check_packed(struct tlr_reader *r, struct tlr_record *rec)
 				    s.record_size, TAILOR_SAMPLE_BASE_SIZE,
 				    TAILOR_SAMPLE_BASE_SIZE + 8 * TLR_PACK_MAX_WORDS);
 	if (check_sample_size(r, rec, offsetof(struct tlr_samples_packed, record_size),
-			      s.record_size))
+			      s.record_size, s.count))
 		return -1;
 	if ((uint64_t)s.count * s.record_size > TLR_MAX_RECORD_SIZE)
 		return payload_fail(r, rec, offsetof(struct tlr_samples_packed, count),
