@@ -134,7 +134,7 @@ END {
 		b = median("all " th " bare")
 		b0 = median("all " th " empty-bare")
 		printf "%6s %3s %-9s %9.3f %9s %11s %8s %6s %9s %8s %11s\n", substr(order[c], 1, index(order[c], " ") - 1),
-		       substr(order[c], index(order[c], " ") + 1), "bare", b, "-", "-", "-", "-", "-", "-", "-"
+		       th, "bare", b, "-", "-", "-", "-", "-", "-", "-"
 		for (i = 1; i <= 4; i++) {
 			k = order[c] " " names[i]
 			m = median(k)

@@ -78,14 +78,19 @@ uapi_test() {
 		-o "$out/uapi_test" && "$out/uapi_test"
 }
 
+# bench/NAME.c built with the sanitizers into $out/NAME.
+sanitized_bench() {
+	gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+		-fno-sanitize-recover=all "bench/$1.c" -o "$out/$1"
+}
+
 # The bench's side-band sink (bench/sideband-sink.c), built with the
 # sanitizers: a switching workload's every switch must reach its rings,
 # an out and an in record each, or the bench's "kernel alone" row would
 # time less than the kernel's work.
 bench_sink_test() {
 	local w rc
-	gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
-		-fno-sanitize-recover=all bench/sideband-sink.c -o "$out/sideband-sink" &&
+	sanitized_bench sideband-sink &&
 	make -s -C "$top" workloads &&
 	# Its output goes to the log whether it failed or not.
 	w=$("$out/sideband-sink" --switches --wakeups -- "$top/build/workloads/tw_pingpong" \
@@ -103,9 +108,7 @@ bench_sink_test() {
 # the clock's work; and the command's exit status is its own.
 bench_floor_test() {
 	local w rc
-	gcc -std=gnu11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
-		-fno-sanitize-recover=all bench/clock-floor.c -o "$out/clock-floor" &&
-	make -s -C "$top" workloads || return 1
+	sanitized_bench clock-floor && make -s -C "$top" workloads || return 1
 	w=$("$out/clock-floor" -F 1000 -- "$top/build/workloads/tw_work" 1000000000 2 2>&1) ||
 		{ rc=$?; echo "$w"; echo "clock-floor: exit $rc"; return 1; }
 	echo "$w"

@@ -26,13 +26,13 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "tailor/sample_pack.h"
+#include "tailor/symbols.h"
+#include "tailor/x86_regs.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open	434	/* x86-64, Linux 5.3; older headers lack it */
 #endif
-#include "tailor/sample_pack.h"
-#include "tailor/symbols.h"
-#include "tailor/x86_regs.h"
 
 #define DEFAULT_FREQ		4000
 #define DEFAULT_OUTPUT		"tailor.rec"
