@@ -43,6 +43,14 @@ pass=0 fail=0 skip=0
 native_only=0
 [ "${1:-}" = "--native-only" ] && native_only=1
 
+# Each stage's wall time, printed at the end: CI's limit is on the whole
+# run, on whatever machine of this kind it gets, and a slower one must
+# show where its minutes went.
+stage_times=()
+stage_done() {	# stage_done NAME START: NAME took from START ($EPOCHREALTIME) to now
+	stage_times+=("$(awk -v a="$2" -v b="$EPOCHREALTIME" 'BEGIN { printf "%7.1f", b - a }') s  $1")
+}
+
 result() {	# result NAME STATUS(0 pass, 1 fail, 77 skip) [DETAIL]
 	case $2 in
 	0) pass=$((pass + 1)); echo "ok - $1" ;;
@@ -57,7 +65,7 @@ headers_for() {
 
 # check NAME LOG CMD...: one check, its output kept in LOG, the tail shown on failure.
 check() {
-	local name=$1 log=$2
+	local name=$1 log=$2 t0=$EPOCHREALTIME
 	shift 2
 	if "$@" >"$log" 2>&1; then
 		result "$name" 0
@@ -65,6 +73,7 @@ check() {
 		tail -5 "$log"
 		result "$name" 1 "see $log"
 	fi
+	stage_done "$name" "$t0"
 }
 
 checkpatch() {	# checkpatch ARGS...: from the kernel tree, with Debian's python
@@ -124,6 +133,11 @@ bench_floor_test() {
 
 # A module build whose output has any compiler or sparse diagnostic fails.
 module_lint() {
+	local t0=$EPOCHREALTIME
+	module_lint_one "$@"
+	stage_done "tailor.ko W=1 C=1 build, $1" "$t0"
+}
+module_lint_one() {
 	local ver=$1 kdir log
 	kdir=$(headers_for "$ver")
 	if [ -z "$kdir" ]; then
@@ -151,9 +165,10 @@ module_lint() {
 # tap_totals NAME LOG CMD...: a suite printing TAP and kselftest-style
 # "# Totals:" lines; each line's counts are added to the summary.
 tap_totals() {
-	local name=$1 log=$2 t p f s rc=0 failed_before=$fail
+	local name=$1 log=$2 t p f s rc=0 failed_before=$fail t0=$EPOCHREALTIME
 	shift 2
 	"$@" >"$log" 2>&1 || rc=$?
+	stage_done "$name" "$t0"
 	if ! grep -q '^# Totals:' "$log"; then
 		tail -5 "$log"
 		result "$name" 1 "no results, see $log"
@@ -257,12 +272,14 @@ native() {
 		result "golden report tests" 1 "test tools did not build, see $out/test-tools.log"
 		result "example engine tests" 1 "test tools did not build, see $out/test-tools.log"
 	fi
+	local t0=$EPOCHREALTIME
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
 		result "recording, dictionary, profile readers and exporters fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
 	else
 		grep -E 'ERROR|SUMMARY|Test unit written' "$out/fuzz.log" | head -5
 		result "reader fuzzing" 1 "see $out/fuzz.log"
 	fi
+	stage_done "readers and exporters fuzzed" "$t0"
 
 	check "kselftests build with -Werror" "$out/kselftests.log" \
 		make -s -C "$top" kselftests
@@ -301,10 +318,11 @@ digest_box() {
 }
 
 box() {
-	local ver=$1 line p f s console=$out/console-$1.log
+	local ver=$1 line p f s console=$out/console-$1.log t0=$EPOCHREALTIME
 	echo "== test box: $ver"
 	rm -f "$console"
 	tests/box/run.sh "$ver" --log "$console" | tee "$out/box-$ver.log"
+	stage_done "test box $ver (build, boot, kselftests)" "$t0"
 	line=$(tail -n 1 "$out/box-$ver.log")
 	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
@@ -316,6 +334,18 @@ box() {
 	fi
 }
 
+# The machine first: a failure that rests on one CPU's costs is then tied
+# to its hardware, and the stage times below to its speed.
+cpu_line() {
+	awk -F': ' '/^vendor_id/ && !v { v = $2 } /^cpu family/ && !f { f = $2 }
+		/^model\t/ && !m { m = $2 } /^model name/ && !n { n = $2 }
+		/^cpu MHz/ && !h { h = $2 }
+		END { printf "%s family %s model %s (%s), %s MHz", v, f, m, n, h }' /proc/cpuinfo
+	echo ", $(nproc) CPUs, $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
+		"kernel $(uname -r)"
+}
+echo "# machine: $(cpu_line)"
+run_t0=$EPOCHREALTIME
 echo "== native checks"
 rm -f "$out/digest"
 # tracefs gives the tracepoints' ids (sched:sched_waking) to tailor
@@ -326,6 +356,8 @@ if [ ! -d /sys/kernel/tracing/events ] && [ "$(id -u)" -eq 0 ]; then
 		echo "# tracefs mounted at /sys/kernel/tracing"
 fi
 native
+stage_done "all native checks" "$run_t0"
+box_t0=$EPOCHREALTIME
 if [ $native_only -eq 0 ]; then
 	box 6.1
 	echo "== test box: make demo (6.1, with a C compiler)"
@@ -345,7 +377,11 @@ if [ $native_only -eq 0 ]; then
 	box 6.12
 	box debug
 	box debug-unstable
+	stage_done "all box checks" "$box_t0"
 fi
+stage_done "make check" "$run_t0"
+echo "== time by stage (wall), on $(cpu_line)"
+printf '%s\n' "${stage_times[@]}"
 if [ -s "$out/digest" ]; then
 	echo "== what the failed box runs said (all of it in $out)"
 	head -n 60 "$out/digest"
