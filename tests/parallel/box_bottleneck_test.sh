@@ -9,7 +9,7 @@
 # times each (tests/parallel/bottleneck-steps.sh); bottleneck_checks.py
 # judges the view's JSON and the engine's times: GroupBy in the merge
 # ranks first when locked, its critical CMetric share at least halves when
-# partitioned, and the merge's and the query's wall times fall.
+# partitioned, and the merge's wall time falls (the query's is printed).
 #
 # Writes its work to OUT (default build/box-bottleneck).  Prints TAP.
 set -uo pipefail

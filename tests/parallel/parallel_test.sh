@@ -271,9 +271,13 @@ for i in range(1, T):
 # serial_work: 0.953 - 1.011.
 near('serial_work CMetric ~ R S', fn.get('serial_work', {}).get('cm_ns', 0), ser0 * unsteal, 0.90, 1.10,
      stolen=True)
-# Its share of the total: 0.961 - 0.975 idle (once 0.897), 0.676 - 0.688 loaded.
-near('serial_work share ~ S / (P + S)', fn.get('serial_work', {}).get('share', 0),
-     ser0 / (ser0 + par[0]), 0.50, 1.05, unit=('%', 0.01))
+# Its share of the run's total CMetric.  Against S / (P + S) it was 0.961 -
+# 0.975 idle and 0.676 - 0.688 loaded (a loaded machine stretches the
+# parallel part's CMetric, not the serial one's), so the expectation takes
+# the total this run measured, as the CMetric check above does R S.
+near('serial_work share ~ R S / the run\'s total CMetric', fn.get('serial_work', {}).get('share', 0),
+     ser0 * unsteal / o['total_cm_ns'] if o['total_cm_ns'] else 1, 0.90, 1.10, unit=('%', 0.01),
+     stolen=True)
 top = o['functions'][0]['function'] if o['functions'] else None
 ps, ss = fn.get('parallel_work', {}).get('samples', 0), fn.get('serial_work', {}).get('samples', 0)
 if 2 * P > S:
