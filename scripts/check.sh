@@ -235,6 +235,8 @@ native() {
 			"$out/bottleneck.log" tests/parallel/bottleneck_test.sh
 		tap_totals "JIT code named through jitdumps and perf maps: tw_jitcode, node and lli against perf inject (perf, native)" \
 			"$out/jit.log" tests/jit/jit_test.sh
+		tap_totals "function and line tables against perf's on the same perf.data: gcc and clang (no .debug_aranges) builds (perf, native)" \
+			"$out/perf-compare.log" tests/symbols/perf_compare_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 		tap_totals "the engine's LLVM backend: results, dictionary, jitdump, operator shares against the C backend's (perf, native)" \
 			"$out/engine-llvm.log" tests/engine/llvm_backend_test.sh

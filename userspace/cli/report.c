@@ -50,6 +50,7 @@ static const char *const *format_names(void)
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
 	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
+	OPT_NO_DEMANGLE,
 	OPT_BY_QUERY, OPT_CRITICAL,
 };
 
@@ -88,6 +89,11 @@ static const struct cli_option report_options[] = {
 		  "else function)",
 	  .complete = "operator pipeline query task function line instruction",
 	  .section = "what to show" },
+	{ .id = OPT_NO_DEMANGLE, .name = "no-demangle",
+	  .help = "C++, Rust and D functions by their symbols'\n"
+		  "names (_ZN3eng4JoinImE5probeEm); by default they\n"
+		  "are demangled as perf report shows them, without\n"
+		  "parameters (eng::Join<unsigned long>::probe)" },
 	{ .id = 'v', .name = "view", .arg = "V",
 	  .help = "table (default): cost per component;\n"
 		  "plan: the plan tree with each component's share;\n"
@@ -313,7 +319,7 @@ struct report_opts {
 	int nr_stack;
 	char stack_buf[512];
 	uint32_t tsc_khz;
-	bool tsc_from_module, kernel_apart, bucket_given, critical_given;
+	bool tsc_from_module, kernel_apart, bucket_given, critical_given, no_demangle;
 	struct agg_options agg;
 	uint32_t *tids, *pids;
 	int top;
@@ -559,6 +565,9 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 				return usage_error(cmd, "invalid value '%s' for --tsc-khz: expected a frequency in kHz, or 'module'",
 						   val);
 			o->tsc_khz = (uint32_t)v;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
 			break;
 		case OPT_KERNEL_APART:
 			o->kernel_apart = true;
@@ -941,6 +950,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	sym = sym_new();
 	if (!sym)
 		goto out;
+	sym_set_demangle(sym, !o.no_demangle);
 	s = session_open(o.input, &so, err, sizeof(err));
 	if (!s) {
 		ret = cmd_fail(cmd, "%s: %s", o.input, err);

@@ -47,6 +47,8 @@ struct symbolizer;
 
 struct symbolizer *sym_new(void);
 void sym_free(struct symbolizer *s);
+/* C++, Rust and D names demangled as perf shows them (the default), or not. */
+void sym_set_demangle(struct symbolizer *s, bool demangle);
 /* The symbolizer as a consumer of mmap, fork and comm (exec) events. */
 struct tev_consumer *sym_consumer(struct symbolizer *s);
 /* A mapping of @pid from @time on (0: from the start); 0 or -errno. */

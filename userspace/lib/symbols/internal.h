@@ -35,6 +35,9 @@ struct sym_file {
 	size_t nr_bounds;
 	bool intervals_tried;
 	struct sym_table *table;	/* its symbols sorted, or NULL */
+	/* Its units' address ranges, for lines libdw cannot place (cu_ranges.c). */
+	struct cu_ranges *cu_ranges;
+	bool cu_ranges_tried;
 };
 
 /*
@@ -47,6 +50,19 @@ struct sym_table;
 struct sym_table *sym_table_build(Dwfl_Module *mod, Elf *elf, GElf_Addr bias);
 const char *sym_table_name(struct sym_table *t, uint64_t addr);
 void sym_table_free(struct sym_table *t);
+
+/*
+ * A module's compile units by their own address ranges (cu_ranges.c): the
+ * source line of @addr (a module address) where the module has no
+ * .debug_aranges, and its unit's DW_AT_comp_dir (NULL if none).  NULL from
+ * build only without memory; from line, when no unit's line table holds
+ * @addr.
+ */
+struct cu_ranges;
+struct cu_ranges *cu_ranges_build(Dwfl_Module *mod);
+const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
+			   const char **comp_dir);
+void cu_ranges_free(struct cu_ranges *c);
 
 /* A name slot whose interval libdwfl was not asked about yet. */
 static const char not_asked[1];
@@ -134,6 +150,7 @@ struct symbolizer {
 	size_t nr_strings;
 	uint32_t next_id;
 	struct sym_jit *jit;	/* jit_code.c's, NULL until a JIT is seen */
+	bool no_demangle;	/* symbols' names as the ELF file has them */
 };
 
 int sym_list_insert(struct sym_map_list *l, const struct sym_map *m);
@@ -157,6 +174,9 @@ const char *sym_keep_n(struct symbolizer *s, const char *str, size_t n);
 /* The cached answer for (@owner, @address); a fresh one has owner NULL. */
 struct cache_entry *sym_cache_slot(struct symbolizer *s, const void *owner,
 				   uint64_t address, bool *fresh);
+
+/* @raw demangled unless asked not to (demangle.c), owned like sym_keep()'s. */
+const char *sym_demangled(struct symbolizer *s, const char *raw);
 
 /* jit_code.c */
 void jit_free(struct symbolizer *s);

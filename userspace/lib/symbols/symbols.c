@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,7 @@ void sym_free(struct symbolizer *s)
 		free(s->files[i]->bounds);
 		free(s->files[i]->names);
 		sym_table_free(s->files[i]->table);
+		cu_ranges_free(s->files[i]->cu_ranges);
 		free(s->files[i]);
 	}
 	for (i = 0; i < s->nr_strings; i++)
@@ -546,12 +548,31 @@ const char *sym_keep(struct symbolizer *s, const char *str)
 	return str ? sym_keep_n(s, str, strlen(str)) : NULL;
 }
 
+/*
+ * A line table's file name as addr2line and perf's srcline give it: a
+ * relative one joined to its unit's compilation directory (which may be
+ * relative itself: "./elf/../sysdeps/x86/dl-cacheinfo.h" in glibc).
+ */
+static const char *keep_path(struct symbolizer *s, const char *comp_dir, const char *src)
+{
+	char *joined;
+	const char *kept;
+
+	if (src[0] == '/' || !comp_dir || !comp_dir[0])
+		return sym_keep(s, src);
+	if (asprintf(&joined, "%s/%s", comp_dir, src) < 0)
+		return sym_keep(s, src);
+	kept = sym_keep(s, joined);
+	free(joined);
+	return kept;
+}
+
 static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 		    struct sym_result *r)
 {
 	GElf_Addr addr = vaddr + f->bias;
 	Dwfl_Line *line;
-	const char *src;
+	const char *src, *comp_dir = NULL;
 	int lineno = 0;
 
 	if (!f->intervals_tried)
@@ -561,16 +582,26 @@ static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 
 		/* libdwfl would walk every symbol: the sorted table answers. */
 		if (*name == NOT_ASKED)
-			*name = sym_keep(s, f->table ? sym_table_name(f->table, addr) :
-					 dwfl_module_addrname(f->mod, addr));
+			*name = sym_demangled(s, f->table ? sym_table_name(f->table, addr) :
+					      dwfl_module_addrname(f->mod, addr));
 		r->function = *name;
 	} else {
-		r->function = sym_keep(s, dwfl_module_addrname(f->mod, addr));
+		r->function = sym_demangled(s, dwfl_module_addrname(f->mod, addr));
 	}
 	line = dwfl_module_getsrc(f->mod, addr);
 	src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (src)
+		comp_dir = dwfl_line_comp_dir(line);
+	if (!src || lineno <= 0) {
+		/* No .debug_aranges (clang, Go): the units' own ranges. */
+		if (!f->cu_ranges_tried) {
+			f->cu_ranges_tried = true;
+			f->cu_ranges = cu_ranges_build(f->mod);
+		}
+		src = cu_ranges_line(f->cu_ranges, addr, &lineno, &comp_dir);
+	}
 	if (src && lineno > 0) {
-		r->file = sym_keep(s, src);
+		r->file = keep_path(s, comp_dir, src);
 		r->line = lineno;
 		r->status = SYM_OK;
 	} else {

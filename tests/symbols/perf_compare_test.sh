@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# perf_compare_test.sh: tailor report's function and line tables against
+# perf's own reading of the same perf.data, natively, for the builds an
+# engineer brings: tests/symbols/hot_lines.c built with gcc and with clang
+# (DWARF 4 and 5; clang emits no .debug_aranges, so libdw alone finds no
+# unit for an address), each profiled once with perf record -e cpu-clock:u.
+#   - lines: every line of hot_lines.c has the samples of perf script's
+#     srcline (--full-source-path), and they hold most of the run (a build
+#     whose lines nobody finds would agree with nothing); other lines that
+#     differ are printed (perf misnames some of glibc's, see below);
+#   - functions: every function's samples equal those of perf script's sym.
+# User mode only: kernel symbols are another test's.  Needs perf, python3,
+# gcc and clang (scripts/setup.sh installs them).
+#
+# Prints TAP and a "# Totals:" line.
+set -uo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/tap.sh
+. "$top/tests/lib/tap.sh"
+tailor=${TAILOR:-$top/build/userspace/tailor}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [ ! -x "$tailor" ]; then
+	not_ok "$tailor missing: make userspace"
+	tap_totals
+	exit 1
+fi
+for tool in perf python3 gcc clang; do
+	if ! command -v $tool >/dev/null; then
+		skip "$tool is needed (scripts/setup.sh installs it)"
+		tap_totals
+		exit 0
+	fi
+done
+
+# perf_counts DATA FIELD [PERF OPTION]: "COUNT KEY" per distinct key of
+# perf script's FIELD (sym or srcline) over the samples with one.
+perf_counts() {
+	perf script -i "$1" --full-source-path -F "ip,$2" ${3:+"$3"} 2>/dev/null | awk -v field="$2" '
+		field == "sym" && $1 ~ /^[0-9a-f]+$/ && NF >= 2 { $1 = ""; n[substr($0, 2)]++ }
+		field == "srcline" && /^ +[0-9a-f]+$/ { want = 1; next }
+		field == "srcline" && want { want = 0; sub(/^ +/, ""); if ($0 ~ /:[1-9][0-9]*$/ && $0 !~ /^(\?\?|\[)/) n[$0]++ }
+		END { for (k in n) print n[k] "\t" k }'
+}
+
+# compare NAME KIND TAILOR_JSON PERF_COUNTS [RAW=READABLE...]: the rows
+# of KIND (line, function) against perf's counts, exactly; a name perf
+# leaves RAW is expected READABLE.
+compare() {
+	python3 - "$3" "$4" "$2" "${@:5}" >"$work/why" 2>&1 <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+kind = sys.argv[3]
+readable = dict(a.split("=", 1) for a in sys.argv[4:])
+got = {r["name"]: r["samples"] for r in p["rows"] if r["kind"] == kind}
+want = {}
+for l in open(sys.argv[2]):
+    n, k = l.rstrip("\n").split("\t", 1)
+    if k != "[unknown]":
+        want[readable.get(k, k)] = int(n)
+# Lines: those of the test's program.  Elsewhere perf may be the one
+# wrong: in glibc's DWARF 5 (ld.so's debug file) perf's srcline, through
+# binutils' addr2line, names the unit's file (dl-get-cpu-features.c:327)
+# where the line table, readelf and llvm-dwarfdump --lookup say
+# dl-cacheinfo.h:327; tailor reads the table.  Such rows are printed.
+ours = (lambda k: kind != "line" or k.rsplit(":", 1)[0].endswith("/hot_lines.c"))
+diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+print("%d %ss, %d samples by perf; tailor %d samples" % (len(want), kind, sum(want.values()),
+                                                          sum(got.values())))
+for k in diff[:12]:
+    print("  %s%s: tailor %s, perf %s" % ("" if ours(k) else "(not judged) ", k, got.get(k, 0),
+                                          want.get(k, 0)))
+judged = [k for k in diff if ours(k)]
+assert not judged, "%d of %d rows differ" % (len(judged), len(set(got) | set(want)))
+EOF
+}
+
+# build NAME CC FLAGS...: hot_lines built as $work/NAME.
+build() {
+	local name=$1 cc=$2
+	shift 2
+	$cc "$@" -O1 -g "$top/tests/symbols/hot_lines.c" -o "$work/$name" 2>"$work/$name.cc"
+}
+
+# C++ builds name their static functions _ZL8one_partm: demangled as perf
+# shows them (one_part), or the function rows would not meet perf's.
+for b in "gcc:gcc -std=gnu11" "clang-dwarf5:clang -std=gnu11 -gdwarf-5" \
+	"clang-dwarf4:clang -std=gnu11 -gdwarf-4" "g++:g++ -x c++ -std=gnu++17" \
+	"clang++:clang++ -x c++ -std=gnu++17"; do
+	name=${b%%:*}
+	# shellcheck disable=SC2086
+	if ! build "$name" ${b#*:}; then
+		not_ok "$name: hot_lines.c builds" "$work/$name.cc"
+		continue
+	fi
+	data=$work/$name.data
+	if ! perf record -q -e cpu-clock:u -F 4000 -o "$data" -- "$work/$name" 60 \
+		>"$work/$name.rec" 2>&1; then
+		not_ok "$name: perf record" "$work/$name.rec"
+		continue
+	fi
+	aranges=$(readelf -S "$work/$name" | grep -c '\.debug_aranges')
+	for level in line function; do
+		field=$([ $level = line ] && echo srcline || echo sym)
+		perf_counts "$data" $field >"$work/$name.$field"
+		if ! "$tailor" report -i "$data" --level $level -f json >"$work/$name.$level.json" \
+			2>"$work/why"; then
+			not_ok "$name: tailor report --level $level" "$work/why"
+			continue
+		fi
+		what=$([ $level = line ] && echo "every line of hot_lines.c" || echo "every function")
+		if compare "$name" $level "$work/$name.$level.json" "$work/$name.$field"; then
+			ok "$name ($aranges .debug_aranges): $what has perf's samples ($(head -1 "$work/why"))"
+		else
+			not_ok "$name ($aranges .debug_aranges): $what has perf's samples" "$work/why"
+		fi
+	done
+	# The lines are found at all: most samples are in hot_lines.c's.
+	if python3 - "$work/$name.line.json" >"$work/why" 2>&1 <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = sum(r["samples"] for r in p["rows"] if r["name"].rsplit(":", 1)[0].endswith("/hot_lines.c"))
+print("%d of %d samples" % (n, p["total"]))
+assert p["total"] >= 200 and n >= 0.8 * p["total"], "%d of %d samples" % (n, p["total"])
+EOF
+	then
+		ok "$name: hot_lines.c's lines hold most samples ($(cat "$work/why"))"
+	else
+		not_ok "$name: hot_lines.c's lines hold most samples" "$work/why"
+	fi
+done
+
+# Names of C++, Rust (legacy and v0) and D, from their symbols.  perf 6.1
+# leaves D's raw: tailor gives the D ABI's reading (libiberty's, with the
+# parameters it always prints).  With --no-demangle, perf script
+# --no-demangle's names.
+d_raw=_D8tailored5probeFmZm d_readable="tailored.probe(ulong)"
+if gcc -std=gnu11 -O1 -g "$top/tests/symbols/mangled_names.c" -o "$work/mangled" \
+	2>"$work/mangled.cc" &&
+	perf record -q -e cpu-clock:u -F 4000 -o "$work/mangled.data" -- "$work/mangled" 300 \
+	>"$work/mangled.rec" 2>&1; then
+	for how in demangled raw; do
+		opt=$([ $how = raw ] && echo --no-demangle)
+		perf_counts "$work/mangled.data" sym $opt >"$work/mangled.$how"
+		if "$tailor" report -i "$work/mangled.data" --level function -f json $opt \
+			>"$work/mangled.$how.json" 2>"$work/why" &&
+			grep -q "$([ $how = raw ] && echo "_ZN3eng3ops4JoinImE5probeEm" ||
+				echo "eng::ops::Join<unsigned long>::probe")" "$work/mangled.$how" &&
+			compare mangled function "$work/mangled.$how.json" "$work/mangled.$how" \
+				$([ $how = demangled ] && echo "$d_raw=$d_readable"); then
+			ok "C++, Rust legacy and v0, D symbols ${opt:-demangled}: perf's names and samples$([ $how = demangled ] && echo ", D's as its ABI reads it") ($(head -1 "$work/why"))"
+		else
+			cat "$work/mangled.$how" >>"$work/why"
+			not_ok "C++, Rust legacy and v0, D symbols ${opt:-demangled}: perf's names and samples" "$work/why"
+		fi
+	done
+else
+	cat "$work/mangled.rec" >>"$work/mangled.cc"
+	not_ok "mangled_names.c builds and perf records it" "$work/mangled.cc"
+fi
+
+tap_totals
