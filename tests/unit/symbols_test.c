@@ -213,6 +213,9 @@ static void names_as_libdwfl(const char *path, size_t stride, uint32_t pid)
 	size_t i, nph, compared = 0, named = 0, differ = 0;
 	int syms;
 
+	/* libdwfl's names are the symbols' own: compared undemangled. */
+	if (s)
+		sym_set_demangle(s, false);
 	mod = dwfl_report_offline(dwfl, path, path, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
 	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
