@@ -10,7 +10,10 @@
 #     srcline (--full-source-path), and they hold most of the run (a build
 #     whose lines nobody finds would agree with nothing); other lines that
 #     differ are printed (perf misnames some of glibc's, see below);
-#   - functions: every function's samples equal those of perf script's sym.
+#   - functions: every function's samples equal those of perf script's
+#     sym, demangled as perf does (C++ builds; Rust and D symbols too);
+#   - events: a perf.data of two (cpu-clock, page-faults) gives each its
+#     own profile, perf's for that event, and names the other.
 # User mode only: kernel symbols are another test's.  Needs perf, python3,
 # gcc and clang (scripts/setup.sh installs them).
 #
@@ -48,27 +51,37 @@ perf_counts() {
 		END { for (k in n) print n[k] "\t" k }'
 }
 
-# compare NAME KIND TAILOR_JSON PERF_COUNTS [RAW=READABLE...]: the rows
-# of KIND (line, function) against perf's counts, exactly; a name perf
-# leaves RAW is expected READABLE.
+# compare PROGRAM KIND TAILOR_JSON PERF_COUNTS [RAW=READABLE...]: the
+# rows of KIND (line, function) against perf's counts, exactly, for the
+# program's own lines and functions; a name perf leaves RAW is expected
+# READABLE.
 compare() {
-	python3 - "$3" "$4" "$2" "${@:5}" >"$work/why" 2>&1 <<'EOF'
+	# Its functions: raw, and as c++filt -p (binutils) reads them.
+	nm --defined-only "$work/$1" | awk '$2 ~ /^[tTwW]$/ { print $3 }' >"$work/$1.nm"
+	c++filt -p <"$work/$1.nm" | paste "$work/$1.nm" - >"$work/$1.own"
+	python3 - "$3" "$4" "$2" "$work/$1.own" "${@:5}" >"$work/why" 2>&1 <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
 kind = sys.argv[3]
-readable = dict(a.split("=", 1) for a in sys.argv[4:])
+own = [l.rstrip("\n").split("\t") for l in open(sys.argv[4])]
+readable = dict(a.split("=", 1) for a in sys.argv[5:])
 got = {r["name"]: r["samples"] for r in p["rows"] if r["kind"] == kind}
 want = {}
 for l in open(sys.argv[2]):
     n, k = l.rstrip("\n").split("\t", 1)
     if k != "[unknown]":
         want[readable.get(k, k)] = int(n)
-# Lines: those of the test's program.  Elsewhere perf may be the one
-# wrong: in glibc's DWARF 5 (ld.so's debug file) perf's srcline, through
-# binutils' addr2line, names the unit's file (dl-get-cpu-features.c:327)
-# where the line table, readelf and llvm-dwarfdump --lookup say
-# dl-cacheinfo.h:327; tailor reads the table.  Such rows are printed.
-ours = (lambda k: kind != "line" or k.rsplit(":", 1)[0].endswith("/hot_lines.c"))
+# The program's own lines and functions are judged; elsewhere perf may be
+# the one wrong, and such rows are printed.  In glibc's DWARF 5 (ld.so's
+# debug file) perf's srcline, through binutils' addr2line, names the
+# unit's file (dl-get-cpu-features.c:327) where the line table, readelf
+# and llvm-dwarfdump --lookup say dl-cacheinfo.h:327; tailor reads the
+# table.  Where libc has several symbols at one address (an IFUNC, its
+# weak alias and its local resolver), tailor names it as libdwfl does
+# (wcsnlen) and perf by its own ranking (__wcsnlen_ifunc).
+own_names = set(n for pair in own for n in pair) | set(readable.get(r, r) for r, _ in own)
+ours = (lambda k: k.rsplit(":", 1)[0].endswith("/hot_lines.c") if kind == "line" else
+        k in own_names)
 diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
 print("%d %ss, %d samples by perf; tailor %d samples" % (len(want), kind, sum(want.values()),
                                                           sum(got.values())))
@@ -134,6 +147,49 @@ EOF
 		not_ok "$name: hot_lines.c's lines hold most samples" "$work/why"
 	fi
 done
+
+# Two events in one file: a profile per event, perf's for each, never
+# mixed; the first by default, the other named in the header; an event
+# the file lacks is refused with the ones it has.
+if gcc -std=gnu11 -O1 -g "$top/tests/symbols/hot_lines.c" -o "$work/two" 2>"$work/two.cc" &&
+	perf record -q -e cpu-clock:u -F 4000 -e 'page-faults/period=16/u' -o "$work/two.data" \
+	-- "$work/two" 40 8 >"$work/two.rec" 2>&1; then
+	# The first event's profile is asked for by default (no --event).
+	for event in cpu-clock page-faults; do
+		perf script -i "$work/two.data" -F event,ip,sym 2>/dev/null | awk -v e="$event" '
+			{ name = $1; sub(/:$/, "", name); base = name; sub(/[:\/].*/, "", base) }
+			base == e && NF >= 3 { $1 = ""; $2 = ""; sub(/^  /, ""); n[$0]++ }
+			base != e { other[name]++ }
+			END { for (k in n) print n[k] "\t" k
+			      for (k in other) print k " (" other[k] " samples)" >"/dev/stderr" }' \
+			>"$work/two.$event" 2>"$work/two.$event.other"
+		if "$tailor" report -i "$work/two.data" --event $event --level function -f json \
+			>"$work/two.$event.json" 2>"$work/why" &&
+			"$tailor" report -i "$work/two.data" \
+			$([ $event = cpu-clock ] || echo "--event $event") >"$work/two.$event.txt" \
+			2>>"$work/why" &&
+			compare two function "$work/two.$event.json" "$work/two.$event" &&
+			grep -qF "# also sampled, each a profile of its own (--event NAME): $(cat "$work/two.$event.other")" \
+				"$work/two.$event.txt"; then
+			ok "two events in one perf.data: $event's profile is perf's for it alone ($(head -1 "$work/why")), the other named: $(cat "$work/two.$event.other")"
+		else
+			{ echo "perf: other events $(cat "$work/two.$event.other")"; head -3 "$work/two.$event.txt"; } \
+				>>"$work/why"
+			not_ok "two events in one perf.data: $event's profile is perf's for it alone, the other named" \
+				"$work/why"
+		fi
+	done
+	if ! "$tailor" report -i "$work/two.data" --event cycles >/dev/null 2>"$work/why" &&
+		grep -q "no sampling event 'cycles' in this perf.data; it has: cpu-clock:u page-faults/period=16/u" \
+		"$work/why"; then
+		ok "--event cycles on a file without it: refused, naming the events it has"
+	else
+		not_ok "--event cycles on a file without it: refused, naming the events it has" "$work/why"
+	fi
+else
+	cat "$work/two.rec" >>"$work/two.cc"
+	not_ok "hot_lines with page faults builds and perf records two events" "$work/two.cc"
+fi
 
 # Names of C++, Rust (legacy and v0) and D, from their symbols.  perf 6.1
 # leaves D's raw: tailor gives the D ABI's reading (libiberty's, with the

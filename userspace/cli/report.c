@@ -50,7 +50,7 @@ static const char *const *format_names(void)
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
 	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
-	OPT_NO_DEMANGLE,
+	OPT_NO_DEMANGLE, OPT_EVENT,
 	OPT_BY_QUERY, OPT_CRITICAL,
 };
 
@@ -60,6 +60,13 @@ static const struct cli_option report_options[] = {
 		  "perf record --intr-regs=r15 (default tailor.rec)",
 	  .complete = "@file",
 	  .section = "input" },
+	{ .id = 'e', .name = "event", .arg = "NAME",
+	  .help = "the sampling event whose profile to show, by perf's\n"
+		  "name for it (cpu-clock, page-faults; modifiers such\n"
+		  "as :u may be left out).  A perf.data of several\n"
+		  "events (perf record -e A,B) holds a profile per\n"
+		  "event, never mixed: the first by default, the\n"
+		  "others named in the header" },
 	{ .id = 'd', .name = "dict", .arg = "FILE",
 	  .help = "a Tagging Dictionary (repeatable: one per query)",
 	  .complete = "@file" },
@@ -310,7 +317,7 @@ const struct cli_command cmd_timeline = {
 };
 
 struct report_opts {
-	const char *input, *level, *html, *svg, *tag_register, *output;
+	const char *input, *level, *html, *svg, *tag_register, *output, *event;
 	const struct view *view;
 	const struct exporter *format;
 	const char *dict_paths[MAX_DICTS];
@@ -565,6 +572,9 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 				return usage_error(cmd, "invalid value '%s' for --tsc-khz: expected a frequency in kHz, or 'module'",
 						   val);
 			o->tsc_khz = (uint32_t)v;
+			break;
+		case 'e':
+			o->event = val;
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
@@ -947,6 +957,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	if (o.tsc_from_module && module_tsc_khz(cmd, &o.tsc_khz))
 		goto out;
 	so.tsc_khz = o.tsc_khz;
+	so.event = o.event;
 	sym = sym_new();
 	if (!sym)
 		goto out;

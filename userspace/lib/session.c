@@ -138,7 +138,7 @@ struct session *session_open(const char *path, const struct session_options *o,
 	got = read(fd, magic, sizeof(magic));
 	close(fd);
 	if (got == (ssize_t)sizeof(magic) && !memcmp(magic, "PERFILE2", 8)) {
-		fr = perf_data_open(path, o->tag_reg, o->tsc_khz, err, errlen);
+		fr = perf_data_open(path, o->tag_reg, o->tsc_khz, o->event, err, errlen);
 	} else if (got == (ssize_t)sizeof(magic) && !memcmp(magic, "TAILORRC", 8)) {
 		fr = tailor_rec_open(path, o->tag_reg, err, errlen);
 	} else {
@@ -150,6 +150,16 @@ struct session *session_open(const char *path, const struct session_options *o,
 	}
 	if (!fr)
 		return NULL;
+	/* A recording holds one sampling event: asked for another, say so. */
+	if (o->event && strcmp(fr->info.format, "perf.data") &&
+	    strcmp(fr->info.event, o->event) &&
+	    (strlen(o->event) != strcspn(fr->info.event, ":/") ||
+	     strncmp(fr->info.event, o->event, strlen(o->event)))) {
+		snprintf(err, errlen, "no sampling event '%s' here: a tailor recording holds one, %s",
+			 o->event, fr->info.event);
+		fr->ops->close(fr);
+		return NULL;
+	}
 	/* A TSC frequency given for a file that lacks one (perf -k 12). */
 	if (fr->info.time_unit == SESSION_TIME_TSC && !fr->info.mult && o->tsc_khz)
 		session_khz_to_mult_shift(o->tsc_khz, &fr->info.mult, &fr->info.shift);

@@ -48,6 +48,11 @@ struct session_info {
 	bool complete;		/* false: cut short, see problem */
 	char problem[512];	/* why it is not complete, or "" */
 	char event[128];	/* the sampled event */
+	/*
+	 * The file's other sampling events, each a profile of its own never
+	 * mixed into this one: "page-faults (912 samples), ..."; "" if none.
+	 */
+	char other_events[256];
 	/* The sampling period, in ns when period_is_ns; 0 if it varies. */
 	uint64_t period;
 	bool period_is_ns;
@@ -67,6 +72,8 @@ struct session_info {
 struct session_options {
 	int tag_reg;		/* perf register number of the tag (r15 = 23) */
 	uint32_t tsc_khz;	/* converts a perf.data on the raw-TSC clock; 0: unknown */
+	/* The sampling event to read, by its name (perf's); NULL: the first. */
+	const char *event;
 };
 
 struct session;

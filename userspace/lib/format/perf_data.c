@@ -13,6 +13,7 @@
  * FINISHED_ROUND records are the rounds.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,15 @@ struct perf_attr_info {
 	int user_tag_index, user_ip_index;
 	unsigned int time_at;	/* offset of TIME in its samples, 0: none */
 	/*
-	 * What its samples are: the profile's (a sampling event), a thread's
-	 * wakeup (sched:sched_waking, named by the file's
-	 * EVENT_DESC), or another tracepoint's, which is no CPU sample.
+	 * What its samples are: the profile's (the sampling event chosen), a
+	 * thread's wakeup (sched:sched_waking, named by the file's
+	 * EVENT_DESC), another tracepoint's, which is no CPU sample, or
+	 * another sampling event's (perf record -e cpu-clock,page-faults):
+	 * a profile of its own, never mixed into this one.
 	 */
-	enum { ATTR_SAMPLES, ATTR_WAKEUPS, ATTR_OTHER } role;
+	enum { ATTR_SAMPLES, ATTR_WAKEUPS, ATTR_OTHER, ATTR_UNCHOSEN } role;
+	char name[64];		/* as perf names it (EVENT_DESC), or "" */
+	uint64_t nr_samples;	/* counted at open */
 };
 
 struct perf_data {
@@ -718,6 +723,8 @@ static void assign_roles(struct perf_data *p, const struct perf_file_header *fh)
 		ai = (struct perf_attr_info *)(nr_ids ? attr_of_id(p, u64_at(c.p)) :
 					       i < (uint64_t)p->nr_attrs ? &p->attrs[i] : NULL);
 		skip(&c, 8ull * nr_ids);
+		if (ai)
+			snprintf(ai->name, sizeof(ai->name), "%s", name);
 		/*
 		 * sched_waking only: sched_wakeup may run on the woken
 		 * thread's CPU, in whatever thread runs there, not the waker.
@@ -739,14 +746,76 @@ static const struct perf_attr_info *main_attr(const struct perf_data *p)
 	return &p->attrs[0];
 }
 
+/* @name names @ai: as perf does, or without modifiers and terms (cpu-clock:u, page-faults/period=16/). */
+static bool event_named(const struct perf_attr_info *ai, const char *name)
+{
+	size_t n = strcspn(ai->name, ":/");
+
+	return ai->name[0] && (!strcmp(ai->name, name) ||
+			       (strlen(name) == n && !strncmp(ai->name, name, n)));
+}
+
+/*
+ * The sampling event whose profile this is: @event (perf's name for it),
+ * or the first.  Every other sampling event is a profile of its own,
+ * named in the session's info for the report to say so.
+ */
+static int choose_event(struct perf_data *p, const char *event, char *err, size_t errlen)
+{
+	struct perf_attr_info *chosen = NULL;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < p->nr_attrs && event; i++)
+		if (p->attrs[i].role == ATTR_SAMPLES && event_named(&p->attrs[i], event) &&
+		    !chosen)
+			chosen = &p->attrs[i];
+	if (event && !chosen) {
+		n = snprintf(err, errlen, "no sampling event '%s' in this perf.data; it has:", event);
+		for (i = 0; i < p->nr_attrs && n < errlen; i++)
+			if (p->attrs[i].role == ATTR_SAMPLES)
+				n += snprintf(err + n, errlen - n, " %s",
+					      p->attrs[i].name[0] ? p->attrs[i].name : "(unnamed)");
+		return -1;
+	}
+	if (!chosen)
+		chosen = (struct perf_attr_info *)main_attr(p);
+	for (i = 0; i < p->nr_attrs; i++)
+		if (p->attrs[i].role == ATTR_SAMPLES && &p->attrs[i] != chosen)
+			p->attrs[i].role = ATTR_UNCHOSEN;
+	return 0;
+}
+
+/* The other sampling events and their samples, for the report's note. */
+static void describe_others(struct perf_data *p)
+{
+	struct session_info *info = &p->fr.info;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < p->nr_attrs && n < sizeof(info->other_events); i++) {
+		const struct perf_attr_info *ai = &p->attrs[i];
+
+		if (ai->role != ATTR_UNCHOSEN)
+			continue;
+		n += snprintf(info->other_events + n, sizeof(info->other_events) - n,
+			      "%s%s (%" PRIu64 " sample%s)", n ? ", " : "",
+			      ai->name[0] ? ai->name : "(unnamed)", ai->nr_samples,
+			      ai->nr_samples == 1 ? "" : "s");
+	}
+}
+
 static void describe_event(struct perf_data *p)
 {
-	const struct perf_event_attr *a = &main_attr(p)->attr;
+	const struct perf_attr_info *ai = main_attr(p);
+	const struct perf_event_attr *a = &ai->attr;
 	struct session_info *info = &p->fr.info;
 	bool clock = a->type == PERF_TYPE_SOFTWARE &&
 		     (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 
-	if (clock)
+	if (ai->name[0])
+		snprintf(info->event, sizeof(info->event), "%s", ai->name);
+	else if (clock)
 		snprintf(info->event, sizeof(info->event), "%s",
 			 a->config == PERF_COUNT_SW_CPU_CLOCK ? "cpu-clock" : "task-clock");
 	else
@@ -785,6 +854,10 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 			}
 			if (ai->role == ATTR_OTHER) {
 				p->other_events++;
+				break;
+			}
+			if (ai->role == ATTR_UNCHOSEN) {
+				((struct perf_attr_info *)ai)->nr_samples++;
 				break;
 			}
 			if (!info->nr_samples || s.time < info->first_time) {
@@ -865,7 +938,8 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 }
 
 struct format_reader *perf_data_open(const char *path, int tag_reg,
-				     uint32_t tsc_khz, char *err, size_t errlen)
+				     uint32_t tsc_khz, const char *event, char *err,
+				     size_t errlen)
 {
 	struct perf_data *p = calloc(1, sizeof(*p));
 	const struct perf_attr_info *first;
@@ -910,6 +984,8 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 	if (load_attrs(p, &fh, err, errlen))
 		goto fail;
 	assign_roles(p, &fh);
+	if (choose_event(p, event, err, errlen))
+		goto fail;
 	first = main_attr(p);
 	describe_event(p);
 	if (!(first->attr.sample_type & PERF_SAMPLE_IP) ||
@@ -945,6 +1021,7 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 			 "cut short: the data section is incomplete (perf record did not finish writing)");
 	if (count_events(p, err, errlen))
 		goto fail;
+	describe_others(p);
 	p->at = p->data;
 	return &p->fr;
 fail:

@@ -74,7 +74,9 @@ struct format_reader {
 
 struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 				      char *err, size_t errlen);
+/* @event: the sampling event whose profile to read (perf's name), NULL: the first. */
 struct format_reader *perf_data_open(const char *path, int tag_reg,
-				     uint32_t tsc_khz, char *err, size_t errlen);
+				     uint32_t tsc_khz, const char *event, char *err,
+				     size_t errlen);
 
 #endif /* TAILOR_LIB_FORMAT_READER_H */
