@@ -710,4 +710,30 @@ qrun -v lanes -b 1ns
 [ $rc = 2 ] && grep -q 'columns of lanes' "$work/err" &&
 	ok "lanes with too fine a --bucket: exit 2, named" || not_ok "lanes --bucket 1ns (rc=$rc)" "$work/err"
 
+# What a newcomer mistypes: exit 2 and the way out, or the file read named.
+run "$tailor" report -i "$work/ops.rec" -d "$work/ops.dict" -l bogus
+[ $rc = 2 ] && grep -q "no dictionary declares the level 'bogus'; the levels are pipeline, operator, function, line and instruction" "$work/err" &&
+	ok "an unknown level: exit 2, the levels there are listed" || not_ok "-l bogus (rc=$rc)" "$work/err"
+run "$tailor" report -i "$work/ops.rec" --top 4294967297
+[ $rc = 2 ] && grep -q -- "--top 4294967297 is out of range" "$work/err" &&
+	ok "--top 4294967297: exit 2, out of range" || not_ok "--top 4294967297 (rc=$rc)" "$work/err"
+run "$tailor" report -i "$work/ops.rec" -i "$work/ops.data"
+[ $rc = 2 ] && grep -q "one recording at a time (-i .*ops.rec, then -i .*ops.data)" "$work/err" &&
+	ok "-i given twice: exit 2, both named" || not_ok "-i twice (rc=$rc)" "$work/err"
+run "$tailor" report -i "$work/ops.rec" --source-file ops
+[ $rc = 2 ] && grep -q -- "--source-file chooses the files of the source view" "$work/err" &&
+	ok "--source-file with the table: exit 2, said which view it is for" || not_ok "--source-file (rc=$rc)" "$work/err"
+run "$tailor" help report
+[ $rc = 0 ] && grep -q "^usage: tailor report" "$work/out" &&
+	ok "tailor help report: report's help" || not_ok "help report (rc=$rc)" "$work/out"
+run "$tailor" dump "$work/ops.data"
+[ $rc = 1 ] && grep -q "ops.data is a perf.data: tailor dump reads tailor recordings; for this file, perf report -D" "$work/err" &&
+	ok "tailor dump on a perf.data: exit 1, what reads it instead" || not_ok "dump perf.data (rc=$rc)" "$work/err"
+# No -i: tailor.rec first, else perf.data, said so.
+mkdir -p "$work/cwd" && cp "$work/ops.data" "$work/cwd/perf.data"
+(cd "$work/cwd" && "$tailor" report >"$work/out" 2>"$work/err"); rc=$?
+[ $rc = 0 ] && grep -q "no -i and no tailor.rec here: reading perf.data" "$work/err" &&
+	grep -q "^# profile: perf.data (perf.data" "$work/out" &&
+	ok "no -i in a directory with only perf.data: read, and said so" || not_ok "default perf.data (rc=$rc)" "$work/err"
+
 tap_totals

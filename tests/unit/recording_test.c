@@ -743,7 +743,7 @@ static void test_packed_summary(void)
 	memcpy(&t, buf + 16, 8);
 	t--;
 	memcpy(buf + 16, &t, 8);
-	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 0, 56, "cannot be of 1 samples");
+	expect_lone_record(TLR_SAMPLES_PACKED, buf, len, 0, 56, "cannot be of 1 sample");
 	lone_version = 1;
 }
 

@@ -12,6 +12,20 @@
 #include "cli.h"
 #include "tailor/x86_regs.h"
 
+/* The file starts as perf.data files do. */
+static bool is_perf_data(const char *path)
+{
+	char magic[8];
+	FILE *f = fopen(path, "rb");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, "PERFILE2", 8);
+	fclose(f);
+	return yes;
+}
+
 static int run_dump(const struct cli_command *cmd, int argc, char **argv);
 
 enum { OPT_SAMPLES = OPT_LONG_ONLY, OPT_MMAPS, OPT_SWITCHES };
@@ -303,6 +317,9 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 
 	r = tlr_reader_open(path, err, sizeof(err));
 	if (!r) {
+		if (is_perf_data(path))
+			return cmd_fail(cmd, "%s is a perf.data: tailor dump reads tailor recordings; for this file, perf report -D -i %s shows its records, tailor report -i %s its profile",
+					path, path, path);
 		return cmd_fail(cmd, "%s: %s", path, err);
 	}
 	printf("file: %s\nsize: %lld\nversion: %u\n", path,

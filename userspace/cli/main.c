@@ -69,6 +69,17 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* tailor help COMMAND: that command's --help, as git help does. */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		for (c = commands; *c; c++) {
+			char *help_argv[] = { argv[2], "--help", NULL };
+
+			if (!strcmp(argv[2], (*c)->name))
+				return (*c)->run(*c, 2, help_argv);
+		}
+		err_msg("unknown command '%s'; see 'tailor --help'", argv[2]);
+		return EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		print_usage(stdout);

@@ -478,6 +478,9 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 	while ((c = usage_next(cmd, argc, argv, &val)) != OPT_END) {
 		switch (c) {
 		case 'i':
+			if (o->input)
+				return usage_error(cmd, "one recording at a time (-i %s, then -i %s)",
+						   o->input, val);
 			o->input = val;
 			break;
 		case 'd':
@@ -533,9 +536,13 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 			o->bucket_given = true;
 			break;
 		case OPT_TOP:
+			errno = 0;
 			v = strtoul(val, &end, 10);
-			if (*end || end == val || v > 1000000 || *val == '-')
+			if (*end || end == val || *val == '-')
 				return usage_error(cmd, "invalid value '%s' for --top: expected a number", val);
+			if (v > 1000000 || errno == ERANGE)
+				return usage_error(cmd, "--top %s is out of range: at most 1000000 rows (0: all)",
+						   val);
 			o->top = (int)v;
 			break;
 		case OPT_SOURCE_FILE:
@@ -909,8 +916,19 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	if (ret)
 		goto out_opts;
 	ret = EXIT_FAIL;
-	if (!o.input)
-		o.input = "tailor.rec";
+	if (!o.input) {
+		/* As perf reads perf.data: tailor's own file first, and say which. */
+		o.input = access("tailor.rec", F_OK) && !access("perf.data", F_OK) ?
+			  "perf.data" : "tailor.rec";
+		if (!strcmp(o.input, "perf.data"))
+			fprintf(stderr, "tailor: %s: no -i and no tailor.rec here: reading perf.data\n",
+				cmd->name);
+	}
+	if (o.source_filter && o.view != &view_source) {
+		ret = usage_error(cmd, "--source-file chooses the files of the source view (--view source), not of the %s view",
+				  o.view ? o.view->name : "table");
+		goto out;
+	}
 	if (!o.view)
 		o.view = cmd == &cmd_timeline ? &view_timeline : &view_table;
 	if (!o.format)

@@ -140,8 +140,8 @@ void report_notes(const struct report *r, struct doc *d)
 		if (!any)
 			doc_footer(d, "# notes:");
 		any = true;
-		doc_footer(d, "#   %" PRIu64 " samples (%.1f%%) %s", count, agg_share(g, count),
-			   attr_note_text(n));
+		doc_footer(d, "#   %" PRIu64 " sample%s (%.1f%%) %s", count, count == 1 ? "" : "s",
+			   agg_share(g, count), attr_note_text(n));
 		doc_row(d, t, 0);
 		doc_cell(d, t, doc_u64(count));
 		doc_cell(d, t, doc_str(attr_note_text(n)));
@@ -150,7 +150,7 @@ void report_notes(const struct report *r, struct doc *d)
 		const char *obj = attr_nodebug(r->attr, i, &count);
 
 		if (count)
-			doc_footer(d, "#   %" PRIu64 " samples in %s, which has no line information (build with -g, or install its debug symbols)",
-				   count, obj);
+			doc_footer(d, "#   %" PRIu64 " sample%s in %s, which has no line information (build with -g, or install its debug symbols)",
+				   count, count == 1 ? "" : "s", obj);
 	}
 }

@@ -156,7 +156,8 @@ static void plan_other(const struct report *r, const struct agg *g, const struct
 		doc_cell(d, t, doc_null());
 	doc_cell(d, t, doc_share(agg_share(g, other)));
 	doc_cell(d, t, doc_null());
-	doc_cell(d, t, doc_str(doc_printf(d, "(not attributed to a %s: kernel, libraries, runtime, unknown)",
+	doc_cell(d, t, doc_str(doc_printf(d, "(not attributed to %s %s: kernel, libraries, runtime, unknown)",
+					  strchr("aeiou", attr_level_name(r->attr)[0]) ? "an" : "a",
 					  attr_level_name(r->attr))));
 }
 

@@ -44,9 +44,20 @@ static int level_setup(struct attributor *a, struct attr_level *lv, const char *
 			found |= lv->dict_level[di] > 0;
 		}
 		if (!found) {
+			char levels[512] = "";
+			size_t n = 0;
+			int l;
+
+			/* The levels there are, the dictionaries' first, to choose from. */
+			for (di = 0; di < a->nr_dicts; di++)
+				for (l = 1; l < a->dicts[di]->nr_levels && n < sizeof(levels); l++)
+					if (!strstr(levels, a->dicts[di]->levels[l]))
+						n += snprintf(levels + n, sizeof(levels) - n, "%s, ",
+							      a->dicts[di]->levels[l]);
 			snprintf(err, errlen, a->nr_dicts ?
-				 "no dictionary declares the level '%s'" :
-				 "level '%s' needs a Tagging Dictionary (--dict)", name);
+				 "no dictionary declares the level '%s'; the levels are %sfunction, line and instruction" :
+				 "level '%s' needs a Tagging Dictionary (--dict); without one the levels are %sfunction, line and instruction",
+				 name, levels);
 			return -EINVAL;
 		}
 	}

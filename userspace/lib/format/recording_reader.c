@@ -449,8 +449,8 @@ static int take_stated_summary(struct tlr_reader *r, const struct tlr_record *re
 	if (count ? s.min_tsc > s.max_tsc || (count == 1 && s.min_tsc != s.max_tsc) :
 		    s.min_tsc != UINT64_MAX || s.max_tsc)
 		return payload_fail(r, rec, at,
-				    "summary's min_tsc %" PRIu64 " and max_tsc %" PRIu64 " cannot be of %u samples",
-				    s.min_tsc, s.max_tsc, count);
+				    "summary's min_tsc %" PRIu64 " and max_tsc %" PRIu64 " cannot be of %u sample%s",
+				    s.min_tsc, s.max_tsc, count, count == 1 ? "" : "s");
 	if (s.flags_any > TAILOR_WHO_FLAGS_MASK)
 		return payload_fail(r, rec, at + offsetof(struct tlr_samples_summary, flags_any),
 				    "summary's flags 0x%x have more than 7 bits", s.flags_any);
