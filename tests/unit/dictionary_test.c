@@ -223,6 +223,8 @@ static const struct bad_dict bad_dicts[] = {
 	{ "tailor-dictionary\t1\nlevel\top\nlink\tline\tq.c:3\top\t1\n", "op 1, which is not declared" },
 	{ "tailor-dictionary\t1\nlevel\top\ncomponent\top\t1\tX\ncomponent\top\t1\tY\n", "op 1 declared twice" },
 	{ "tailor-dictionary\t1\nlevel\top\ntag\top\t60\t8\n", ":3: tag field 60+8 does not fit" },
+	/* A last line without its newline was cut: its last field may be a prefix (12 of 123). */
+	{ "tailor-dictionary\t1\nlevel\top\ncomponent\top\t12", ":3: the last line is cut short" },
 	{ "tailor-dictionary\t1\nfrobnicate\t1\n", ":2: unknown line kind 'frobnicate'" },
 	{ "tailor-dictionary\t1\nlevel\ta\nlevel\tb\ncomponent\ta\t1\tA\ncomponent\tb\t1\tB\nlink\tb\t1\ta\t1\n",
 	  ":6: link from level 'b' to 'a' does not go up" },

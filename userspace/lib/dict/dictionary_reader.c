@@ -329,10 +329,17 @@ struct tdict *tdict_parse(const char *text, size_t len, const char *name,
 
 		p.lineno++;
 		next = strchr(s, '\n');
-		if (next)
+		if (next) {
 			*next++ = 0;
-		else
-			next = s + strlen(s);
+		} else {
+			/*
+			 * Every line ends with a newline: one without it was
+			 * cut (a dictionary still being written, or copied
+			 * short), and its last field may be a prefix.
+			 */
+			perr(&p, "the last line is cut short (no newline at its end): a dictionary still being written, or truncated");
+			goto fail;
+		}
 		line = s;
 		if (p.lineno == 1) {
 			if (strcmp(line, "tailor-dictionary\t1")) {
