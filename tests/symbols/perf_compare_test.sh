@@ -191,6 +191,26 @@ else
 	not_ok "hot_lines with page faults builds and perf records two events" "$work/two.cc"
 fi
 
+# Code in the vDSO, which has no file to read: one row, [vdso], with the
+# samples perf gives that object.
+if gcc -std=gnu11 -O1 "$top/tests/symbols/vdso_calls.c" -o "$work/vdso" 2>"$work/vdso.cc" &&
+	perf record -q -e cpu-clock:u -F 4000 -o "$work/vdso.data" -- "$work/vdso" \
+	>"$work/vdso.rec" 2>&1 &&
+	"$tailor" report -i "$work/vdso.data" -f json >"$work/vdso.json" 2>"$work/why"; then
+	want=$(perf script -i "$work/vdso.data" -F ip,dso 2>/dev/null | grep -c '(\[vdso\])$')
+	got=$(python3 -c 'import json, sys
+print(sum(r["samples"] for r in json.load(open(sys.argv[1]))["rows"] if r["name"] == "[vdso]"))' \
+		"$work/vdso.json")
+	if [ "$want" -gt 100 ] && [ "$got" = "$want" ] && ! grep -q '\[\[vdso\]\]' "$work/vdso.json"; then
+		ok "code in the vDSO: one row [vdso] with perf's $want samples"
+	else
+		not_ok "code in the vDSO: one row [vdso] with perf's samples (perf $want, tailor $got)" "$work/vdso.json"
+	fi
+else
+	cat "$work/vdso.rec" "$work/why" >>"$work/vdso.cc"
+	not_ok "vdso_calls.c builds, perf records it, tailor reports it" "$work/vdso.cc"
+fi
+
 # Names of C++, Rust (legacy and v0) and D, from their symbols.  perf 6.1
 # leaves D's raw: tailor gives the D ABI's reading (libiberty's, with the
 # parameters it always prints).  With --no-demangle, perf script

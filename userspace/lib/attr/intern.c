@@ -46,8 +46,14 @@ int rows_object(struct row_table *t, const char *path, uint32_t *row)
 {
 	const char *slash = strrchr(path, '/');
 	char name[512];
+	const char *base = slash ? slash + 1 : path;
+	size_t n = strlen(base);
 
-	snprintf(name, sizeof(name), "[%s]", slash ? slash + 1 : path);
+	/* A pseudo-file is bracketed already: [vdso], not [[vdso]]. */
+	if (n >= 2 && base[0] == '[' && base[n - 1] == ']')
+		snprintf(name, sizeof(name), "%s", base);
+	else
+		snprintf(name, sizeof(name), "[%s]", base);
 	return rows_named(t, ROW_OBJECT, -1, name, path, row);
 }
 
