@@ -187,6 +187,18 @@ if grep -Eq "^ *[0-9.]+% +$scan /?scan +$scan_line\| .*golden: scan" "$work/out"
 else
 	not_ok "source (text)" "$work/out"
 fi
+# The files costliest first, as many as --top asks: the first section is
+# the file with most sampled samples (by the truth), and the rest are counted.
+best=$(awk -F'\t' '$7 ~ /:[0-9]+$/ { split($7, f, ":"); s[f[1]] += $1 }
+	END { for (k in s) if (s[k] > m) { m = s[k]; b = k }; print b }' "$work/truth")
+nfiles=$(awk -F'\t' '$7 ~ /:[0-9]+$/ { split($7, f, ":"); s[f[1]] = 1 } END { print length(s) }' "$work/truth")
+run "$tailor" report -v source -i "$work/ops.rec" -d "$work/ops.dict" --top 1
+if [ $rc = 0 ] && [ "$(grep -c '^## ' "$work/out")" = 1 ] && grep -q "^## $best: " "$work/out" &&
+	{ [ "$nfiles" -le 1 ] || grep -q "^# $((nfiles - 1)) more file" "$work/out"; }; then
+	ok "source --top 1: the costliest of $nfiles files ($(basename "$best")), the others counted"
+else
+	not_ok "source --top 1: the costliest of $nfiles files ($best), the others counted" "$work/out"
+fi
 
 # Memory: data addresses per operator over time.
 printf '100\t%s\t0\t1000\t0x100000\n100\t%s\t2\t1000\t0x200000\n' \

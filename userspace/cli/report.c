@@ -172,7 +172,8 @@ static const struct cli_option report_options[] = {
 		  "at most 1000)" },
 	{ .id = OPT_TOP, .name = "top", .arg = "N",
 	  .help = "rows in text tables (default 25; 0: all), per\n"
-		  "section with --by-query" },
+		  "section with --by-query; files of the source view,\n"
+		  "costliest first" },
 	{ .id = OPT_SOURCE_FILE, .name = "source-file", .arg = "S",
 	  .help = "source view: only files whose path contains S" },
 	{ .id = OPT_HTML, .name = "html", .arg = "FILE",

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cli.h"
 #include "report.h"
+#include "util/grow.h"
 
 struct line_total {
 	uint32_t line;		/* index into the attributor's lines */
@@ -126,14 +127,31 @@ static void source_file(const struct report *r, struct doc *d,
 	fclose(src);
 }
 
+/* One file's lines in the sorted totals, and their samples. */
+struct file_span {
+	size_t start, n;
+	uint64_t samples;
+};
+
+/* Costliest first; ties by name (the totals' order), for stable output. */
+static int cmp_file_cost(const void *a, const void *b)
+{
+	const struct file_span *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static int build_source(const struct report *r, struct doc *d)
 {
 	static const struct doc_column cols[] = {
 		{ .name = "file", .type = DOC_STR }, { .name = "line", .type = DOC_U64 }, { .name = "samples", .type = DOC_U64 },
 		{ .name = "share", .type = DOC_SHARE }, { .name = "owner", .type = DOC_STR },
 	};
-	size_t n, i, start;
+	size_t n, i, start, nr_files = 0, cap = 0;
 	struct line_total *t = line_totals(r, &n);
+	struct file_span *files = NULL;
 	struct doc_table *data;
 
 	if (!t)
@@ -153,13 +171,27 @@ static int build_source(const struct report *r, struct doc *d)
 		doc_cell(d, data, doc_share(agg_share(&r->agg, t[i].samples)));
 		doc_cell(d, data, doc_str(row_name(r, t[i].owner)));
 	}
+	/* The files, costliest first, as many as --top asks for. */
 	for (start = 0; start < n; start = i) {
 		const char *file = attr_line(r->attr, t[start].line)->file;
+		uint64_t sum = 0;
 
 		for (i = start; i < n && !strcmp(attr_line(r->attr, t[i].line)->file, file); i++)
-			;
-		source_file(r, d, t + start, i - start);
+			sum += t[i].samples;
+		if (array_grow((void **)&files, &cap, nr_files + 1, sizeof(*files))) {
+			free(files);
+			free(t);
+			return -1;
+		}
+		files[nr_files++] = (struct file_span){ start, i - start, sum };
 	}
+	qsort(files, nr_files, sizeof(*files), cmp_file_cost);
+	for (i = 0; i < nr_files && (!r->top || i < (size_t)r->top); i++)
+		source_file(r, d, t + files[i].start, files[i].n);
+	if (i < nr_files)
+		doc_footer(d, "\n# %zu more file%s (--top 0 shows all)", nr_files - i,
+			   nr_files - i == 1 ? "" : "s");
+	free(files);
 	if (!n)
 		doc_footer(d, "# no sample has line information%s",
 			   r->source_filter ? " in the files --source-file selects" : "");
