@@ -165,6 +165,12 @@ uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome)
 #define ATTR_QUERY_LEVEL	"query"
 
 /* Whether samples get a query: asked for, and a dictionary declares the level. */
+/*
+ * The sample's tag register is a tag: a dictionary declares tags, and the
+ * sample is of the process they describe.  Elsewhere r15 is whatever the
+ * program keeps there: no key for stacks, no label.
+ */
+bool attr_tag_counts(const struct attributor *a, const struct tev_sample *s);
 bool attr_has_queries(const struct attributor *a);
 /* An outcome's row at the query level, or ATTR_NONE. */
 uint32_t attr_outcome_query(const struct attributor *a, uint32_t outcome);

@@ -158,7 +158,8 @@ static int count_bucket(struct pass *p, uint64_t bucket, uint32_t row)
 
 static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outcome)
 {
-	bool has_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG);
+	bool has_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG) &&
+		       attr_tag_counts(p->g->attr, s);
 	uint64_t key = (uint64_t)outcome << 33 | (uint64_t)has_tag << 32 | s->tid;
 	uint64_t tag = has_tag ? s->tag : 0;
 	struct agg *g = p->g;

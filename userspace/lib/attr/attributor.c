@@ -640,6 +640,18 @@ int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
 
 /* ---- queries ---- */
 
+bool attr_tag_counts(const struct attributor *a, const struct tev_sample *s)
+{
+	int i;
+
+	if (a->tag_pid && s->pid != a->tag_pid)
+		return false;
+	for (i = 0; i < a->nr_dicts; i++)
+		if (a->dicts[i]->nr_tags)
+			return true;
+	return false;
+}
+
 bool attr_has_queries(const struct attributor *a)
 {
 	return a->query_level >= 0;
