@@ -191,6 +191,71 @@ else
 	not_ok "hot_lines with page faults builds and perf records two events" "$work/two.cc"
 fi
 
+# Call stacks (perf record -g, frame pointers): the folded stacks of
+# functions are perf script's collapsed (stackcollapse-perf's way, without
+# the command), and go tool pprof -top's flat and cum are perf report
+# --children's self and children.  A fixed period (-c): perf weighs
+# samples by their periods, equal then.
+if gcc -std=gnu11 -O1 -g -fno-omit-frame-pointer "$top/tests/symbols/hot_lines.c" -o "$work/calls" \
+	2>"$work/calls.cc" &&
+	perf record -q -g -e cpu-clock:u -c 250000 -o "$work/calls.data" -- "$work/calls" 40 \
+	>"$work/calls.rec" 2>&1; then
+	perf script -i "$work/calls.data" -F ip,sym 2>/dev/null | awk '
+		NF == 0 { if (n) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; c[s]++ }; n = 0; next }
+		{ n++; $1 = ""; f[n] = substr($0, 2) }
+		END { if (n) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; c[s]++ }
+		      for (k in c) print k " " c[k] }' | sort >"$work/calls.perf-folded"
+	if "$tailor" report -i "$work/calls.data" -f folded --stack function 2>"$work/why" |
+		sort >"$work/calls.folded" &&
+		[ "$(wc -l <"$work/calls.folded")" -ge 3 ] && grep -q ';three_parts ' "$work/calls.folded" &&
+		diff "$work/calls.perf-folded" "$work/calls.folded" >>"$work/why"; then
+		ok "perf record -g: folded stacks are perf script's collapsed ($(wc -l <"$work/calls.folded") stacks)"
+	else
+		{ echo "perf:"; cat "$work/calls.perf-folded"; echo "tailor:"; cat "$work/calls.folded"; } >>"$work/why"
+		not_ok "perf record -g: folded stacks are perf script's collapsed" "$work/why"
+	fi
+	perf report -i "$work/calls.data" --children --stdio --sort sym -g none 2>/dev/null |
+		awk '/^ +[0-9.]+% +[0-9.]+% / { c = $1; s = $2; $1 = $2 = $3 = ""; sub(/^ +/, "");
+			sub(/%/, "", c); sub(/%/, "", s); print $0 "\t" s "\t" c }' >"$work/calls.perf-children"
+	if "$tailor" report -i "$work/calls.data" -f pprof --stack function -o "$work/calls.pb.gz" \
+		2>"$work/why" &&
+		go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000 \
+		"$work/calls.pb.gz" >"$work/calls.top" 2>>"$work/why" &&
+		python3 - "$work/calls.top" "$work/calls.perf-children" >>"$work/why" 2>&1 <<'EOF'
+import re, sys
+top = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.*)$", l)
+    if m:
+        top[m.group(3).strip()] = (int(m.group(1)), int(m.group(2)))
+total = sum(f for f, c in top.values())
+perf = {}
+for l in open(sys.argv[2]):
+    name, self_, children = l.rstrip("\n").split("\t")
+    perf[name] = (float(self_), float(children))
+bad = []
+for name, (s, c) in perf.items():
+    if name == "0000000000000000":
+        name = "[unknown]"   # perf names a zero return address by it
+    f, cum = top.get(name, (0, 0))
+    # perf prints two decimals of each share.
+    if abs(100.0 * f / total - s) > 0.006 or abs(100.0 * cum / total - c) > 0.006:
+        bad.append("%s: pprof flat %d cum %d of %d, perf self %.2f%% children %.2f%%" % (name, f, cum, total, s, c))
+print("%d functions, %d samples" % (len(perf), total))
+assert len(perf) >= 4 and not bad, "\n".join(bad)
+EOF
+	then
+		ok "perf record -g: go tool pprof -top's flat and cum are perf report --children's self and children ($(tail -1 "$work/why"))"
+	else
+		cat "$work/calls.top" "$work/calls.perf-children" >>"$work/why"
+		not_ok "perf record -g: go tool pprof -top's flat and cum are perf report --children's self and children" \
+			"$work/why"
+	fi
+else
+	cat "$work/calls.rec" >>"$work/calls.cc"
+	not_ok "hot_lines with frame pointers under perf record -g" "$work/calls.cc"
+fi
+
 # Code in the vDSO, which has no file to read: one row, [vdso], with the
 # samples perf gives that object.
 if gcc -std=gnu11 -O1 "$top/tests/symbols/vdso_calls.c" -o "$work/vdso" 2>"$work/vdso.cc" &&

@@ -74,8 +74,27 @@ struct agg_mem_point {
 	uint32_t row;
 };
 
+/*
+ * A caller's frame of a call stack (perf record -g), symbolized: its
+ * function (or a bucket: [kernel], [object], [unknown]), source line and
+ * object where known.
+ */
+struct agg_frame {
+	const char *function;
+	const char *file;	/* or NULL */
+	uint32_t line;		/* 0 if unknown */
+	const char *object;	/* the mapped file, or NULL */
+	bool kernel;
+};
+
+/* A call stack's callers, root first: frames[first .. first + n). */
+struct agg_chain {
+	uint32_t first, n;
+};
+
 struct agg_stack_count {
 	uint32_t outcome;
+	uint32_t chain;		/* its callers: index into chains; 0: none recorded */
 	uint32_t pid, tid;
 	bool has_tag;
 	uint64_t tag;
@@ -144,6 +163,11 @@ struct agg {
 	size_t nr_mem, cap_mem;
 	struct agg_stack_count *stacks;
 	size_t nr_stacks, cap_stacks;
+	/* Call stacks (perf record -g): chain 0 is the empty one. */
+	struct agg_chain *chains;
+	size_t nr_chains, cap_chains;
+	struct agg_frame *frames;
+	size_t nr_frames, cap_frames;
 	struct agg_slice *slices;	/* per thread in time order, parents first */
 	size_t nr_slices, cap_slices;
 	struct agg_thread *threads;	/* in order of first appearance */

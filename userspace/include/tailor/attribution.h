@@ -158,6 +158,13 @@ int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
  * entered the kernel (a syscall, a page fault), where the sample carries
  * the entry IP and a function level was asked for; else ATTR_NONE.
  */
+/*
+ * Where a sample's callers (perf record -g) go among @frames (from
+ * attr_outcome_frames()): before the first frame of code -- a function,
+ * line or instruction, or the [kernel] or [object] bucket -- below the
+ * dictionary's components; @n if there is none.
+ */
+int attr_code_frame(const struct attributor *a, const uint32_t *frames, int n);
 uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome);
 
 /* ---- queries (attr_options.queries) ---- */

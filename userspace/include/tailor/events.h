@@ -45,6 +45,14 @@ struct tev_sample {
 	uint64_t period;
 	uint32_t pid, tid, cpu;
 	uint32_t flags;		/* TEV_* */
+	/*
+	 * The call stack (perf record -g): @nr_callchain u64 entries as the
+	 * kernel wrote them, leaf first, with its PERF_CONTEXT_* markers;
+	 * NULL: none.  Maybe unaligned (read with memcpy); valid until the
+	 * session is closed.
+	 */
+	const void *callchain;
+	uint32_t nr_callchain;
 };
 
 /* An executable mapping, in force from @time on (until replaced). */

@@ -47,6 +47,8 @@ struct symbolizer;
 
 struct symbolizer *sym_new(void);
 void sym_free(struct symbolizer *s);
+/* An owned copy of @str, valid until sym_free(); NULL without memory. */
+const char *sym_keep(struct symbolizer *s, const char *str);
 /* C++, Rust and D names demangled as perf shows them (the default), or not. */
 void sym_set_demangle(struct symbolizer *s, bool demangle);
 /* The symbolizer as a consumer of mmap, fork and comm (exec) events. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tailor/aggregate.h"
+#include "analysis/callchains.h"
 #include "tailor/attribution.h"
 #include "tailor/events.h"
 #include "tailor/session.h"
@@ -37,6 +38,11 @@ struct pass {
 	struct pair_map line_index;	/* (line, row) */
 	struct pair_map bucket_index;	/* (bucket, row) */
 	struct pair_map stack_index;	/* (outcome, tag flag, tid), tag */
+	/* Stacks with callers: (outcome, tag flag, tid), (tag, chain)'s number. */
+	struct pair_map chain_stack_index;
+	struct pair_map tag_chain_index;	/* (tag, chain) */
+	uint32_t nr_tag_chains;
+	struct chain_index chains;
 	struct pair_map thread_index;	/* (pid, tid) */
 	struct pair_map query_index;	/* (query, row) */
 	struct par_builder *par;	/* with opt.parallelism */
@@ -161,21 +167,34 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outc
 	bool has_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG) &&
 		       attr_tag_counts(p->g->attr, s);
 	uint64_t key = (uint64_t)outcome << 33 | (uint64_t)has_tag << 32 | s->tid;
-	uint64_t tag = has_tag ? s->tag : 0;
+	uint64_t tag = has_tag ? s->tag : 0, second = tag;
+	struct pair_map *index = &p->stack_index;
 	struct agg *g = p->g;
-	uint32_t idx;
+	uint32_t idx, chain, tc;
 
 	if (outcome >= 1u << 31)
 		return -ENOMEM;
-	if (!pair_map_get(&p->stack_index, key, tag, &idx)) {
+	if (chains_intern(&p->chains, g, p->sym, s, &chain))
+		return -ENOMEM;
+	/* With callers: the stack is also its chain, (tag, chain) numbered. */
+	if (chain) {
+		if (!pair_map_get(&p->tag_chain_index, tag, chain, &tc)) {
+			tc = p->nr_tag_chains++;
+			if (pair_map_put(&p->tag_chain_index, tag, chain, tc))
+				return -ENOMEM;
+		}
+		index = &p->chain_stack_index;
+		second = tc;
+	}
+	if (!pair_map_get(index, key, second, &idx)) {
 		if (array_grow((void **)&g->stacks, &g->cap_stacks, g->nr_stacks + 1,
 			       sizeof(*g->stacks)) ||
-		    pair_map_put(&p->stack_index, key, tag, (uint32_t)g->nr_stacks))
+		    pair_map_put(index, key, second, (uint32_t)g->nr_stacks))
 			return -ENOMEM;
 		idx = (uint32_t)g->nr_stacks++;
-		g->stacks[idx] = (struct agg_stack_count){ .outcome = outcome, .pid = s->pid,
-							   .tid = s->tid, .has_tag = has_tag,
-							   .tag = tag };
+		g->stacks[idx] = (struct agg_stack_count){ .outcome = outcome, .chain = chain,
+							   .pid = s->pid, .tid = s->tid,
+							   .has_tag = has_tag, .tag = tag };
 	}
 	g->stacks[idx].samples++;
 	g->stacks[idx].period += s->period;
@@ -519,6 +538,9 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	pair_map_free(&p.line_index);
 	pair_map_free(&p.bucket_index);
 	pair_map_free(&p.stack_index);
+	pair_map_free(&p.chain_stack_index);
+	pair_map_free(&p.tag_chain_index);
+	chains_index_free(&p.chains);
 	pair_map_free(&p.thread_index);
 	pair_map_free(&p.query_index);
 	free(p.states);
@@ -533,6 +555,8 @@ void agg_free(struct agg *g)
 	free(g->buckets);
 	free(g->mem);
 	free(g->stacks);
+	free(g->chains);
+	free(g->frames);
 	free(g->slices);
 	free(g->threads);
 	free(g->query_counts);

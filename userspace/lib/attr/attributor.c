@@ -638,6 +638,19 @@ int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
 	return n;
 }
 
+int attr_code_frame(const struct attributor *a, const uint32_t *frames, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		enum attr_row_kind k = a->rows.rows[frames[i]].kind;
+
+		if (k != ROW_COMPONENT && k != ROW_UNRESOLVED)
+			return i;
+	}
+	return n;
+}
+
 /* ---- queries ---- */
 
 bool attr_tag_counts(const struct attributor *a, const struct tev_sample *s)

@@ -3,7 +3,9 @@
  * Folded stacks, the input of flame graph tools (Brendan Gregg's
  * stackcollapse format, seed 004): one line per distinct stack, frames
  * root first joined by ';', then a space and its sample count --
- * "query;pipeline;operator;function;file:line 42".
+ * "query;pipeline;operator;function;file:line 42"; a profile with call
+ * stacks (perf record -g) has the callers between the dictionary's
+ * components and the code: "query;...;operator;main;run;function;line".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,38 +38,54 @@ static int cmp_lines(const void *a, const void *b)
 		      ((const struct folded_line *)b)->stack);
 }
 
+/* A stack's line: its outcome's frames, its callers before the code's. */
+static int stack_line(const struct export_profile *p, const struct agg_stack_count *sc,
+		      char *buf, size_t cap)
+{
+	const struct agg *g = p->agg;
+	const struct agg_chain *ch = sc->chain ? &g->chains[sc->chain] : NULL;
+	uint32_t frames[MAX_FRAMES];
+	size_t at = 0;
+	int f, nf, code;
+	uint32_t k;
+
+	buf[0] = '\0';
+	nf = attr_outcome_frames(p->attr, sc->outcome, frames, MAX_FRAMES);
+	code = ch ? attr_code_frame(p->attr, frames, nf) : nf;
+	for (f = 0; f <= nf; f++) {
+		if (f == code) {
+			for (k = 0; ch && k < ch->n; k++) {
+				if (at && at + 2 < cap)
+					buf[at++] = ';';
+				at = put_frame(buf, at, cap, g->frames[ch->first + k].function);
+			}
+		}
+		if (f == nf)
+			break;
+		if (at && at + 2 < cap)
+			buf[at++] = ';';
+		at = put_frame(buf, at, cap, attr_row(p->attr, frames[f])->name);
+	}
+	return 0;
+}
+
 static int write_folded(const struct export_profile *p, FILE *out)
 {
 	const struct agg *g = p->agg;
-	size_t nr = attr_nr_outcomes(p->attr), i, n = 0;
-	uint64_t *per_outcome = calloc(nr + 1, sizeof(*per_outcome));
 	struct folded_line *lines = NULL;
-	size_t cap = 0;
+	size_t cap = 0, i, n = 0;
+	static char buf[65536];
 	int ret = -ENOMEM;
 
-	if (!per_outcome)
-		return -ENOMEM;
-	/* Threads and tags apart in the pass; one stack here. */
-	for (i = 0; i < g->nr_stacks; i++)
-		per_outcome[g->stacks[i].outcome] += g->stacks[i].samples;
-	for (i = 0; i < nr; i++) {
-		uint32_t frames[MAX_FRAMES];
-		char buf[8192];
-		size_t at = 0;
-		int f, nf;
-
-		if (!per_outcome[i])
+	/* Threads and tags apart in the pass: one line per stack here. */
+	for (i = 0; i < g->nr_stacks; i++) {
+		if (!g->stacks[i].samples)
 			continue;
-		nf = attr_outcome_frames(p->attr, (uint32_t)i, frames, MAX_FRAMES);
-		for (f = 0; f < nf; f++) {
-			if (f && at + 2 < sizeof(buf))
-				buf[at++] = ';';
-			at = put_frame(buf, at, sizeof(buf), attr_row(p->attr, frames[f])->name);
-		}
+		stack_line(p, &g->stacks[i], buf, sizeof(buf));
 		if (array_grow((void **)&lines, &cap, n + 1, sizeof(*lines)))
 			goto out;
 		lines[n].stack = strdup(buf);
-		lines[n].samples = per_outcome[i];
+		lines[n].samples = g->stacks[i].samples;
 		if (!lines[n++].stack)
 			goto out;
 	}
@@ -86,7 +104,6 @@ out:
 	for (i = 0; i < n; i++)
 		free(lines[i].stack);
 	free(lines);
-	free(per_outcome);
 	return ret;
 }
 

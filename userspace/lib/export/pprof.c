@@ -27,6 +27,8 @@
 #include "util/hashmap.h"
 
 #define MAX_FRAMES	32
+/* A call stack's frames beyond this many, the outermost, are left out. */
+#define MAX_CALLERS	480
 
 /* profile.proto field numbers */
 enum {
@@ -116,6 +118,7 @@ struct pprof {
 	uint64_t nr_strings;
 	const struct export_profile *p;
 	uint64_t *location_of_row;	/* row -> location id (= function id), 0: none yet */
+	struct str_map location_of_frame;	/* a caller's frame -> location id - 1 */
 	uint64_t nr_locations;
 	int label_level[MAX_FRAMES];	/* stack levels that label samples */
 	int nr_label_levels;
@@ -175,6 +178,39 @@ static uint64_t location(struct pprof *pp, uint32_t row)
 	return id;
 }
 
+/*
+ * The Location (and its Function, of the same id) of a caller's frame
+ * (perf record -g): its function, and its line where known.
+ */
+static uint64_t frame_location(struct pprof *pp, const struct agg_frame *f)
+{
+	uint32_t idx;
+	char key[8192];
+	uint64_t id;
+
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%u\x1f%s", f->function, f->file ? f->file : "",
+		 f->line, f->object ? f->object : "");
+	if (str_map_get(&pp->location_of_frame, key, &idx))
+		return (uint64_t)idx + 1;
+	id = ++pp->nr_locations;
+	if (id > UINT32_MAX || str_map_put(&pp->location_of_frame, key, (uint32_t)(id - 1))) {
+		pp->profile.err = -ENOMEM;
+		return id;
+	}
+	pb_uint(&pp->msg, FUNCTION_ID, id);
+	pb_uint(&pp->msg, FUNCTION_NAME, str(pp, f->function));
+	pb_uint(&pp->msg, FUNCTION_SYSTEM_NAME, str(pp, f->function));
+	if (f->file || f->object)
+		pb_uint(&pp->msg, FUNCTION_FILENAME, str(pp, f->file ? f->file : f->object));
+	pb_message(&pp->profile, PROFILE_FUNCTION, &pp->msg);
+	pb_uint(&pp->sub, LINE_FUNCTION_ID, id);
+	pb_uint(&pp->sub, LINE_LINE, f->line);
+	pb_uint(&pp->msg, LOCATION_ID, id);
+	pb_message(&pp->msg, LOCATION_LINE, &pp->sub);
+	pb_message(&pp->profile, PROFILE_LOCATION, &pp->msg);
+	return id;
+}
+
 static void num_label(struct pprof *pp, const char *key, uint64_t num, const char *unit)
 {
 	pb_uint(&pp->sub, LABEL_KEY, str(pp, key));
@@ -187,14 +223,25 @@ static void sample(struct pprof *pp, const struct agg_stack_count *sc, bool ns_p
 {
 	const struct attributor *attr = pp->p->attr;
 	const uint32_t *rows = attr_outcome_rows(attr, sc->outcome);
-	uint32_t frames[MAX_FRAMES];
-	uint64_t ids[MAX_FRAMES], values[2];
-	int n, i;
+	const struct agg *g = pp->p->agg;
+	const struct agg_chain *ch = sc->chain ? &g->chains[sc->chain] : NULL;
+	uint32_t frames[MAX_FRAMES], callers = ch ? ch->n : 0, k;
+	uint64_t ids[MAX_FRAMES + MAX_CALLERS], values[2];
+	size_t at = 0;
+	int n, i, code;
 
 	n = attr_outcome_frames(attr, sc->outcome, frames, MAX_FRAMES);
-	for (i = 0; i < n; i++)
-		ids[n - 1 - i] = location(pp, frames[i]);	/* leaf first */
-	pb_packed(&pp->msg, SAMPLE_LOCATION_ID, ids, (size_t)n, &pp->sub);
+	code = ch ? attr_code_frame(attr, frames, n) : n;
+	if (callers > MAX_CALLERS)
+		callers = MAX_CALLERS;
+	/* Leaf first: the code's frames, its callers, the components above. */
+	for (i = n - 1; i >= code; i--)
+		ids[at++] = location(pp, frames[i]);
+	for (k = 0; k < callers; k++)
+		ids[at++] = frame_location(pp, &g->frames[ch->first + ch->n - 1 - k]);
+	for (i = code - 1; i >= 0; i--)
+		ids[at++] = location(pp, frames[i]);
+	pb_packed(&pp->msg, SAMPLE_LOCATION_ID, ids, at, &pp->sub);
 	values[0] = sc->samples;
 	values[1] = ns_periods && sc->period ? sc->period : sc->samples * pp->p->agg->sample_ns;
 	pb_packed(&pp->msg, SAMPLE_VALUE, values, 2, &pp->sub);
@@ -287,6 +334,7 @@ static int write_pprof(const struct export_profile *p, FILE *out)
 	free(pp.msg.buf);
 	free(pp.sub.buf);
 	free(pp.location_of_row);
+	str_map_free(&pp.location_of_frame);
 	str_map_free(&pp.strings);
 	return ret;
 }

@@ -23,6 +23,12 @@
 #define PERF_CLOCK_HW_TSC		12
 /* perf's util/header.h feature bits: the events' names */
 #define PERF_HEADER_EVENT_DESC		12
+/*
+ * The most callchain entries a sample may carry: the kernel's
+ * kernel.perf_event_max_stack stops at 65535 frames, plus its context
+ * markers; more is a damaged record.
+ */
+#define PERF_MAX_CALLCHAIN		(65535u + 16u)
 /* x86's perf register number of rip (asm/perf_regs.h, not in the uapi set used here) */
 #define PERF_REG_X86_IP_NUMBER		8
 

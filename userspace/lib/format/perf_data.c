@@ -230,7 +230,11 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 		skip_read(&c, &ai->attr);
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		n = take_u64(&c);
-		skip(&c, n > (1u << 20) ? UINT64_MAX : n * 8);
+		if (!c.bad && n && n <= PERF_MAX_CALLCHAIN && (uint64_t)(c.end - c.p) >= n * 8) {
+			out->callchain = c.p;
+			out->nr_callchain = (uint32_t)n;
+		}
+		skip(&c, n > PERF_MAX_CALLCHAIN ? UINT64_MAX : n * 8);
 	}
 	if (t & PERF_SAMPLE_RAW) {
 		uint32_t sz;

@@ -168,8 +168,6 @@ void sym_list_end(struct sym_map_list *l, uint32_t pid, uint64_t time);
 const struct sym_map *sym_list_search(const struct sym_map_list *l, uint32_t pid,
 				      uint64_t ip, uint64_t time, uint64_t *from,
 				      uint64_t *to);
-/* An owned copy of @str, valid until sym_free(); NULL without memory. */
-const char *sym_keep(struct symbolizer *s, const char *str);
 const char *sym_keep_n(struct symbolizer *s, const char *str, size_t n);
 /* The cached answer for (@owner, @address); a fresh one has owner NULL. */
 struct cache_entry *sym_cache_slot(struct symbolizer *s, const void *owner,
