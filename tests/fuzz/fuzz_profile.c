@@ -6,7 +6,8 @@
  * must deliver exactly the samples it counts -- at open, or fewer where
  * delivery found a batch bad (format 3 checks a packed batch's stream
  * only then), cut short with a reason -- and in time order but for the
- * events it counts as out of order.
+ * events it counts as out of order; a sample's call stack (perf record
+ * -g) lies within the file.  fuzz_export symbolizes and interns the stacks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,13 +21,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct counter {
 	struct tev_consumer events;
-	uint64_t samples, backwards, last;
+	uint64_t samples, backwards, last, entries_sum;
 };
 
 static int count_sample(struct tev_consumer *c, const struct tev_sample *s)
 {
 	struct counter *n = tev_container_of(c, struct counter, events);
 
+	uint64_t e, sum = 0;
+	uint32_t i;
+
+	/* A call stack's every entry is in the file: read them all. */
+	for (i = 0; i < s->nr_callchain; i++) {
+		memcpy(&e, (const uint8_t *)s->callchain + 8ull * i, 8);
+		sum += e;
+	}
+	n->entries_sum += sum;
 	n->samples++;
 	if (s->time < n->last)
 		n->backwards++;
