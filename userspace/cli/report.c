@@ -50,7 +50,7 @@ static const char *const *format_names(void)
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
 	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
-	OPT_NO_DEMANGLE, OPT_EVENT,
+	OPT_NO_DEMANGLE, OPT_EVENT, OPT_CHILDREN,
 	OPT_BY_QUERY, OPT_CRITICAL,
 };
 
@@ -131,6 +131,12 @@ static const struct cli_option report_options[] = {
 		  "a woken thread can run from its wakeup, and each\n"
 		  "thread's most frequent waker is shown",
 	  .choices = view_names },
+	{ .id = OPT_CHILDREN, .name = "children",
+	  .help = "table view at the function level: each function's\n"
+		  "total beside its self, as perf report --children:\n"
+		  "the samples with it anywhere on their call stack\n"
+		  "(perf record -g), most total first; functions\n"
+		  "only ever callers have self 0" },
 	{ .id = OPT_CRITICAL, .name = "critical", .arg = "N",
 	  .help = "parallelism view: a thread's timeslice is critical\n"
 		  "when the average number of threads able to run\n"
@@ -327,7 +333,7 @@ struct report_opts {
 	int nr_stack;
 	char stack_buf[512];
 	uint32_t tsc_khz;
-	bool tsc_from_module, kernel_apart, bucket_given, critical_given, no_demangle;
+	bool tsc_from_module, kernel_apart, bucket_given, critical_given, no_demangle, children;
 	struct agg_options agg;
 	uint32_t *tids, *pids;
 	int top;
@@ -583,6 +589,9 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 			break;
 		case 'e':
 			o->event = val;
+			break;
+		case OPT_CHILDREN:
+			o->children = true;
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
@@ -883,7 +892,7 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 			 (o->svg && o->view != &view_lanes) ||
 			 (o->format->needs & EXPORT_NEEDS_BUCKETS);
 	o->agg.memory = (needs & VIEW_NEEDS_MEMORY) || o->html;
-	o->agg.stacks = o->format->needs & EXPORT_NEEDS_STACKS;
+	o->agg.stacks = (o->format->needs & EXPORT_NEEDS_STACKS) || o->children;
 	o->agg.slices = o->format->needs & EXPORT_NEEDS_SLICES;
 	o->agg.by_query = o->by_query || (o->html && attr_has_queries(r->attr));
 	o->agg.lanes = (needs & VIEW_NEEDS_LANES) || o->html || (o->svg && o->view == &view_lanes);
@@ -947,6 +956,12 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 				  "; select one query with --query");
 		goto out;
 	}
+	if (o.children && (o.view != &view_table || o.by_query || o.format->write_profile)) {
+		ret = usage_error(cmd, "--children is a column of the table view (without --by-query), not of %s",
+				  o.view != &view_table ? o.view->name : o.by_query ? "--by-query's sections" :
+				  o.format->name);
+		goto out;
+	}
 	if (o.critical_given && !(o.view->needs & VIEW_NEEDS_SWITCHES)) {
 		ret = usage_error(cmd, "--critical sets the parallelism view's threshold, not the %s view's",
 				  o.view->name);
@@ -997,6 +1012,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	r.top = o.top;
 	r.source_filter = o.source_filter;
 	r.by_query = o.by_query;
+	r.children = o.children;
 	r.view = o.view;
 	r.bucket_ns = o.bucket_given ? o.agg.bucket_ns : 0;
 	r.query_filter = o.nr_queries ? o.query_text : NULL;
@@ -1006,6 +1022,16 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	ret = agg_run(&r.agg, s, sym);
 	if (ret) {
 		ret = cmd_fail(cmd, "out of memory after %" PRIu64 " samples", r.agg.total);
+		goto out;
+	}
+	if (o.children && strcmp(attr_level_name(r.attr), "function")) {
+		ret = usage_error(cmd, "--children totals functions over their call stacks: it needs --level function, not %s",
+				  attr_level_name(r.attr));
+		goto out;
+	}
+	if (o.children && r.agg.nr_chains < 2 && r.agg.total) {
+		ret = cmd_fail(cmd, "%s has no call stacks for --children: record with perf record -g (or --call-graph)",
+			       o.input);
 		goto out;
 	}
 	print_input_problems(cmd, &r);

@@ -29,6 +29,7 @@ struct report {
 	int top;			/* rows shown by text tables; 0: all */
 	const char *source_filter;
 	bool by_query;			/* table and plan: a section per query */
+	bool children;			/* table: total per function beside self */
 	uint64_t bucket_ns;		/* --bucket, or 0 */
 	const char *query_filter;	/* --query's values, for the header; or NULL */
 	const struct view *view;	/* the one asked for */

@@ -114,6 +114,57 @@ static int build_by_query(const struct report *r, struct doc *d)
 	return ret ? ret : d->error;
 }
 
+/* --children: self and total per function, from the call stacks. */
+static int build_children(const struct report *r, struct doc *d)
+{
+	static const struct doc_column data_cols[] = {
+		{ .name = "name", .type = DOC_STR }, { .name = "samples", .type = DOC_U64 },
+		{ .name = "share", .type = DOC_SHARE }, { .name = "total_samples", .type = DOC_U64 },
+		{ .name = "total_share", .type = DOC_SHARE },
+	};
+	static const struct doc_column text_cols[] = {
+		{ .name = "total", .type = DOC_SHARE, .width = 8, .sep = "" },
+		{ .name = "self", .type = DOC_SHARE, .width = 8, .sep = "  " },
+		{ .name = "samples", .type = DOC_U64, .width = 10 },
+		{ .name = "self_samples", .heading = "self", .type = DOC_U64, .width = 8 },
+		{ .name = "function", .type = DOC_STR, .sep = "  " },
+	};
+	const struct agg *g = &r->agg;
+	struct agg_children_row *rows;
+	struct doc_table *data, *text;
+	size_t i, n;
+
+	rows = agg_children(g, &n);
+	if (!rows)
+		return -1;
+	report_header(r, d);
+	doc_header(d, "# --children: total, the samples with the function anywhere on their call stack; self, its own");
+	report_meta(r, d);
+	data = doc_table(d, "rows", DOC_DATA, data_cols, 5);
+	text = doc_table(d, "table", DOC_TEXT, text_cols, 5);
+	for (i = 0; i < n; i++) {
+		doc_row(d, data, 0);
+		doc_cell(d, data, doc_str(rows[i].name));
+		doc_cell(d, data, doc_u64(rows[i].self));
+		doc_cell(d, data, doc_share(agg_share(g, rows[i].self)));
+		doc_cell(d, data, doc_u64(rows[i].total));
+		doc_cell(d, data, doc_share(agg_share(g, rows[i].total)));
+		if (r->top && i >= (size_t)r->top)
+			continue;
+		doc_row(d, text, 0);
+		doc_cell(d, text, doc_share(agg_share(g, rows[i].total)));
+		doc_cell(d, text, doc_share(agg_share(g, rows[i].self)));
+		doc_cell(d, text, doc_u64(rows[i].total));
+		doc_cell(d, text, doc_u64(rows[i].self));
+		doc_cell(d, text, doc_str(rows[i].name));
+	}
+	if (r->top && n > (size_t)r->top)
+		doc_footer(d, "# %zu more rows (--top 0 shows all)", n - r->top);
+	report_notes(r, d);
+	free(rows);
+	return d->error;
+}
+
 static int build_table(const struct report *r, struct doc *d)
 {
 	static const struct doc_column data_cols[] = {
@@ -125,6 +176,8 @@ static int build_table(const struct report *r, struct doc *d)
 
 	if (r->by_query)
 		return build_by_query(r, d);
+	if (r->children)
+		return build_children(r, d);
 	report_header(r, d);
 	report_meta(r, d);
 	data = doc_table(d, "rows", DOC_DATA, data_cols, 4);

@@ -204,6 +204,20 @@ uint64_t agg_attributed(const struct agg *g);
 double agg_share(const struct agg *g, uint64_t samples);
 /* Rows with samples, most first, ties by name (caller frees); count in *n. */
 uint32_t *agg_rows_by_samples(const struct agg *g, size_t *n);
+
+/*
+ * Self and total per function, as perf report --children gives them, from
+ * the call stacks (perf record -g): a function's self samples are those
+ * of its rows; its total, the samples with it anywhere on their stack
+ * (once a sample, however often it recurs).  Most total first, then most
+ * self, then by name; callers no sample hit on its own have self 0.
+ * NULL without memory.  children.c.
+ */
+struct agg_children_row {
+	const char *name;
+	uint64_t self, total;
+};
+struct agg_children_row *agg_children(const struct agg *g, size_t *n);
 /* Each row's rank by samples (0: most; INT32_MAX: none), for legends. */
 int *agg_row_ranks(const struct agg *g);
 /* The bucket counts by (bucket, samples descending, row); caller frees. */

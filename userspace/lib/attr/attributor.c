@@ -638,6 +638,11 @@ int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
 	return n;
 }
 
+uint32_t attr_outcome_row(const struct attributor *a, uint32_t outcome)
+{
+	return a->outcomes[outcome].row;
+}
+
 int attr_code_frame(const struct attributor *a, const uint32_t *frames, int n)
 {
 	int i;
