@@ -7,7 +7,7 @@
 
 /*
  * The model's priors, measured on this project's 2-vCPU VM (2026-11-24)
- * with GCC 12 over the fixed queries at scales 0.05 and 1 (README,
+ * with GCC 12 over the fixed queries at scales 0.05 and 1 (docs/example-engine.md,
  * "Profiles fed back into compilation"):
  *  - execution CPU time relative to -O2: -O0 took 1.5-2.8x, -O1 0.9-1.2x,
  *    -O3 -march=native 0.75-1.1x;
