@@ -190,7 +190,7 @@ fi
 # The files costliest first, as many as --top asks: the first section is
 # the file with most sampled samples (by the truth), and the rest are counted.
 best=$(awk -F'\t' '$7 ~ /:[0-9]+$/ { split($7, f, ":"); s[f[1]] += $1 }
-	END { for (k in s) if (s[k] > m) { m = s[k]; b = k }; print b }' "$work/truth")
+	END { for (k in s) if (s[k] > m || (s[k] == m && k < b)) { m = s[k]; b = k }; print b }' "$work/truth")
 nfiles=$(awk -F'\t' '$7 ~ /:[0-9]+$/ { split($7, f, ":"); s[f[1]] = 1 } END { print length(s) }' "$work/truth")
 run "$tailor" report -v source -i "$work/ops.rec" -d "$work/ops.dict" --top 1
 if [ $rc = 0 ] && [ "$(grep -c '^## ' "$work/out")" = 1 ] && grep -q "^## $best: " "$work/out" &&

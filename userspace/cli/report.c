@@ -936,7 +936,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if (o.source_filter && o.view != &view_source) {
 		ret = usage_error(cmd, "--source-file chooses the files of the source view (--view source), not of the %s view",
-				  o.view ? o.view->name : "table");
+				  o.view ? o.view->name : cmd == &cmd_timeline ? "timeline" : "table");
 		goto out;
 	}
 	if (!o.view)
@@ -1019,14 +1019,14 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	ret = prepare(cmd, &o, &r, dicts, labels);
 	if (ret)
 		goto out;
-	ret = agg_run(&r.agg, s, sym);
-	if (ret) {
-		ret = cmd_fail(cmd, "out of memory after %" PRIu64 " samples", r.agg.total);
-		goto out;
-	}
 	if (o.children && strcmp(attr_level_name(r.attr), "function")) {
 		ret = usage_error(cmd, "--children totals functions over their call stacks: it needs --level function, not %s",
 				  attr_level_name(r.attr));
+		goto out;
+	}
+	ret = agg_run(&r.agg, s, sym);
+	if (ret) {
+		ret = cmd_fail(cmd, "out of memory after %" PRIu64 " samples", r.agg.total);
 		goto out;
 	}
 	if (o.children && r.agg.nr_chains < 2 && r.agg.total) {

@@ -43,6 +43,7 @@ struct pass {
 	struct pair_map tag_chain_index;	/* (tag, chain) */
 	uint32_t nr_tag_chains;
 	struct chain_index chains;
+	struct pair_map images;		/* (pid, 0): its execs so far */
 	struct pair_map thread_index;	/* (pid, tid) */
 	struct pair_map query_index;	/* (query, row) */
 	struct par_builder *par;	/* with opt.parallelism */
@@ -174,8 +175,15 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outc
 
 	if (outcome >= 1u << 31)
 		return -ENOMEM;
-	if (chains_intern(&p->chains, g, p->sym, s, &chain))
-		return -ENOMEM;
+	if (s->nr_callchain) {
+		uint32_t image = 0;
+
+		pair_map_get(&p->images, s->pid, 0, &image);
+		if (chains_intern(&p->chains, g, p->sym, s, image, &chain))
+			return -ENOMEM;
+	} else {
+		chain = 0;
+	}
 	/* With callers: the stack is also its chain, (tag, chain) numbered. */
 	if (chain) {
 		if (!pair_map_get(&p->tag_chain_index, tag, chain, &tc)) {
@@ -441,10 +449,16 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 static int on_comm(struct tev_consumer *c, const struct tev_comm *e)
 {
 	struct pass *p = tev_container_of(c, struct pass, events);
-	uint32_t idx;
+	uint32_t idx, image = 0;
 
 	if (p->par && par_comm(p->par, e))
 		return -ENOMEM;
+	/* A new image: its stacks' addresses mean other code (callchains.c). */
+	if (e->exec) {
+		pair_map_get(&p->images, e->pid, 0, &image);
+		if (pair_map_put(&p->images, e->pid, 0, image + 1))
+			return -ENOMEM;
+	}
 	if (!p->g->opt.slices && !p->g->opt.lanes)
 		return 0;
 	if (thread_of(p, e->pid, e->tid, &idx))
@@ -541,6 +555,7 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	pair_map_free(&p.chain_stack_index);
 	pair_map_free(&p.tag_chain_index);
 	chains_index_free(&p.chains);
+	pair_map_free(&p.images);
 	pair_map_free(&p.thread_index);
 	pair_map_free(&p.query_index);
 	free(p.states);

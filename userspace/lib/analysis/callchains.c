@@ -8,10 +8,12 @@
  *
  * As perf reads the kernel's callchain: entries come leaf first, with
  * PERF_CONTEXT_* markers saying whose code follows; the first entry is the
- * sample's own IP (its frames are the sample's, not a caller's); in each
- * context the first entry is an interrupted IP and the others are return
- * addresses, looked up one byte back so that a call that is its function's
- * last instruction is named by that function (and its line by the call's).
+ * sample's own IP (its frames are the sample's, not a caller's, so stacks
+ * that differ only there are one); in each context the first entry is an
+ * interrupted IP and the others are return addresses, looked up one byte
+ * back so that a call that is its function's last instruction is named by
+ * that function (and its line by the call's).  A stack is the process's
+ * at the time: an exec gives the same addresses new meaning (@image).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,13 +41,54 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-/* The bracketed name of an object, as the table's rows of code without symbols. */
+/*
+ * The callers of @s that name code here, into @key: the user-mode entries
+ * after the leaf, each run of them led by its PERF_CONTEXT_USER marker
+ * when one came after the leaf (its first entry is then an interrupted IP,
+ * not a return address).  Kernel callers are left out until kernel symbols
+ * are read (the sample's own frame says [kernel]), and a guest's or the
+ * hypervisor's are no code of this host's.  The number of entries.
+ */
+static uint32_t callers_key(const struct tev_sample *s, uint64_t *key)
+{
+	uint64_t context = 0;
+	bool leaf_seen = false;
+	uint32_t k, n = 0;
+
+	for (k = 0; k < s->nr_callchain; k++) {
+		uint64_t e = entry_at(s, k);
+
+		if (e >= PERF_CONTEXT_MAX) {
+			context = e;
+			if (leaf_seen && e == PERF_CONTEXT_USER)
+				key[n++] = e;
+			continue;
+		}
+		if (!leaf_seen) {
+			leaf_seen = true;
+			continue;
+		}
+		if (context == PERF_CONTEXT_USER || (!context && e < KERNEL_START))
+			key[n++] = e;
+	}
+	/* A marker with no entry after it names nothing. */
+	if (n && key[n - 1] == PERF_CONTEXT_USER)
+		n--;
+	return n;
+}
+
+/* The bracketed name of an object, as its row: [libc.so.6], [vdso]. */
 static const char *object_name(struct symbolizer *sym, const char *path)
 {
 	const char *base = strrchr(path, '/');
+	size_t n;
 	char name[512];
 
-	snprintf(name, sizeof(name), "[%s]", base ? base + 1 : path);
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n >= 2 && base[0] == '[' && base[n - 1] == ']')
+		return sym_keep(sym, base);
+	snprintf(name, sizeof(name), "[%s]", base);
 	return sym_keep(sym, name);
 }
 
@@ -57,51 +100,30 @@ static int add_frame(struct agg *g, const struct agg_frame *f)
 	return 0;
 }
 
-/* The callers of @s symbolized into g->frames, root first; their number. */
+/* The callers in @key (callers_key()) symbolized into g->frames, root first. */
 static int symbolize(struct agg *g, struct symbolizer *sym, const struct tev_sample *s,
-		     uint32_t *n)
+		     const uint64_t *key, uint32_t nr, uint32_t *n)
 {
-	uint64_t context = 0;
-	bool leaf_seen = false, first_in_context = true;
+	bool interrupted = false;
 	size_t start = g->nr_frames, i, j;
 	uint32_t k;
 
-	for (k = 0; k < s->nr_callchain; k++) {
-		uint64_t e = entry_at(s, k);
+	for (k = 0; k < nr; k++) {
 		struct agg_frame f = { 0 };
-		bool kernel;
+		struct sym_result r;
 
-		if (e >= PERF_CONTEXT_MAX) {
-			context = e;
-			first_in_context = true;
+		if (key[k] == PERF_CONTEXT_USER) {
+			interrupted = true;
 			continue;
 		}
-		if (!leaf_seen) {
-			leaf_seen = true;
-			first_in_context = false;
-			continue;
-		}
-		kernel = context == PERF_CONTEXT_KERNEL || (!context && e >= KERNEL_START);
-		if (kernel) {
-			/* Kernel callers are one frame until kernel symbols are read. */
-			if (g->nr_frames > start && g->frames[g->nr_frames - 1].kernel)
-				continue;
-			f.function = "[kernel]";
-			f.kernel = true;
-		} else {
-			struct sym_result r;
-
-			sym_lookup(sym, s->pid, first_in_context ? e : e - 1, s->time, &r);
-			f.object = r.path;
-			f.file = r.file;
-			f.line = r.line;
-			f.function = r.function ? r.function :
-				     r.path ? object_name(sym, r.path) : "[unknown]";
-			if (!f.function)
-				return -ENOMEM;
-		}
-		first_in_context = false;
-		if (add_frame(g, &f))
+		sym_lookup(sym, s->pid, interrupted ? key[k] : key[k] - 1, s->time, &r);
+		interrupted = false;
+		f.object = r.path;
+		f.file = r.file;
+		f.line = r.line;
+		f.function = r.function ? r.function :
+			     r.path ? object_name(sym, r.path) : "[unknown]";
+		if (!f.function || add_frame(g, &f))
 			return -ENOMEM;
 	}
 	/* Leaf first as the kernel gave them: root first as stacks are read. */
@@ -116,59 +138,70 @@ static int symbolize(struct agg *g, struct symbolizer *sym, const struct tev_sam
 }
 
 int chains_intern(struct chain_index *ix, struct agg *g, struct symbolizer *sym,
-		  const struct tev_sample *s, uint32_t *chain)
+		  const struct tev_sample *s, uint32_t image, uint32_t *chain)
 {
-	uint64_t h = 0, salt;
-	uint32_t k, idx, n;
-	int ret;
+	uint64_t h = image, salt, small[64], *key = small;
+	uint32_t k, idx, n, nr;
+	int ret = 0;
 
 	*chain = 0;
 	if (!s->nr_callchain)
 		return 0;
-	for (k = 0; k < s->nr_callchain; k++)
-		h = mix(h, entry_at(s, k));
+	if (s->nr_callchain > sizeof(small) / sizeof(small[0])) {
+		key = malloc(8ull * s->nr_callchain);
+		if (!key)
+			return -ENOMEM;
+	}
+	nr = callers_key(s, key);
+	if (!nr)
+		goto out;
+	for (k = 0; k < nr; k++)
+		h = mix(h, key[k]);
 	/* A hash met by another stack: the next salt, until one is free or ours. */
 	for (salt = 0;; salt++) {
-		uint64_t key = h ^ salt * 0xc2b2ae3d27d4eb4full;
+		uint64_t hk = h ^ salt * 0xc2b2ae3d27d4eb4full;
+		const struct raw_chain *c;
 
-		if (!pair_map_get(&ix->by_hash, key, (uint64_t)s->pid << 32 | s->nr_callchain, &idx))
+		if (!pair_map_get(&ix->by_hash, hk, (uint64_t)s->pid << 32 | nr, &idx))
 			break;
-		if (ix->chains[idx].pid == s->pid && ix->chains[idx].n == s->nr_callchain &&
-		    !memcmp(ix->entries + ix->chains[idx].first, s->callchain,
-			    8ull * s->nr_callchain)) {
+		c = &ix->chains[idx];
+		if (c->pid == s->pid && c->image == image && c->n == nr &&
+		    !memcmp(ix->entries + c->first, key, 8ull * nr)) {
 			*chain = idx;
-			return 0;
+			goto out;
 		}
 	}
+	ret = -ENOMEM;
 	if (!g->nr_chains) {
 		/* Chain 0: no callers recorded. */
-		if (array_grow((void **)&g->chains, &g->cap_chains, 1, sizeof(*g->chains)))
-			return -ENOMEM;
+		if (array_grow((void **)&g->chains, &g->cap_chains, 1, sizeof(*g->chains)) ||
+		    array_grow((void **)&ix->chains, &ix->cap_chains, 1, sizeof(*ix->chains)))
+			goto out;
 		g->chains[g->nr_chains++] = (struct agg_chain){ 0, 0 };
-		if (array_grow((void **)&ix->chains, &ix->cap_chains, 1, sizeof(*ix->chains)))
-			return -ENOMEM;
-		ix->chains[0] = (struct raw_chain){ 0, 0, 0 };
+		ix->chains[0] = (struct raw_chain){ 0 };
 	}
 	idx = (uint32_t)g->nr_chains;
 	if (array_grow((void **)&g->chains, &g->cap_chains, idx + 1, sizeof(*g->chains)) ||
 	    array_grow((void **)&ix->chains, &ix->cap_chains, idx + 1, sizeof(*ix->chains)) ||
-	    array_grow((void **)&ix->entries, &ix->cap_entries,
-		       ix->nr_entries + 8ull * s->nr_callchain, 1))
-		return -ENOMEM;
+	    array_grow((void **)&ix->entries, &ix->cap_entries, ix->nr_entries + 8ull * nr, 1))
+		goto out;
 	g->chains[idx].first = (uint32_t)g->nr_frames;
-	ret = symbolize(g, sym, s, &n);
-	if (ret)
-		return ret;
+	if (symbolize(g, sym, s, key, nr, &n))
+		goto out;
 	g->chains[idx].n = n;
-	ix->chains[idx] = (struct raw_chain){ ix->nr_entries, s->nr_callchain, s->pid };
-	memcpy(ix->entries + ix->nr_entries, s->callchain, 8ull * s->nr_callchain);
-	ix->nr_entries += 8ull * s->nr_callchain;
+	ix->chains[idx] = (struct raw_chain){ ix->nr_entries, nr, s->pid, image };
+	memcpy(ix->entries + ix->nr_entries, key, 8ull * nr);
+	ix->nr_entries += 8ull * nr;
 	if (pair_map_put(&ix->by_hash, h ^ salt * 0xc2b2ae3d27d4eb4full,
-			 (uint64_t)s->pid << 32 | s->nr_callchain, idx))
-		return -ENOMEM;
+			 (uint64_t)s->pid << 32 | nr, idx))
+		goto out;
 	g->nr_chains++;
 	*chain = idx;
-	return 0;
+	ret = 0;
+out:
+	if (key != small)
+		free(key);
+	return ret;
 }
 
 void chains_index_free(struct chain_index *ix)

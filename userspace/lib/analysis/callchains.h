@@ -17,6 +17,7 @@ struct raw_chain {
 	size_t first;		/* byte offset in entries */
 	uint32_t n;		/* entries */
 	uint32_t pid;
+	uint32_t image;		/* the pid's execs before it */
 };
 
 struct chain_index {
@@ -29,10 +30,12 @@ struct chain_index {
 
 /*
  * The chain (index into g->chains) of @s's callers, made and symbolized on
- * first sight; 0 when @s carries no call stack.  0 or -ENOMEM.
+ * first sight; 0 when @s carries no callers.  @image: how many execs @s's
+ * process made before @s (the same addresses mean other code after one).
+ * 0 or -ENOMEM.
  */
 int chains_intern(struct chain_index *ix, struct agg *g, struct symbolizer *sym,
-		  const struct tev_sample *s, uint32_t *chain);
+		  const struct tev_sample *s, uint32_t image, uint32_t *chain);
 void chains_index_free(struct chain_index *ix);
 
 #endif /* TAILOR_LIB_ANALYSIS_CALLCHAINS_H */

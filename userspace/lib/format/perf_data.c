@@ -689,9 +689,12 @@ static void assign_roles(struct perf_data *p, const struct perf_file_header *fh)
 	struct cursor c;
 	int k;
 
+	/* perf's dummy event (perf record -a adds one) carries side-band, no samples. */
 	for (k = 0; k < p->nr_attrs; k++)
-		p->attrs[k].role = p->attrs[k].attr.type == PERF_TYPE_TRACEPOINT ? ATTR_OTHER :
-				   ATTR_SAMPLES;
+		p->attrs[k].role = p->attrs[k].attr.type == PERF_TYPE_TRACEPOINT ||
+				   (p->attrs[k].attr.type == PERF_TYPE_SOFTWARE &&
+				    p->attrs[k].attr.config == PERF_COUNT_SW_DUMMY) ?
+				   ATTR_OTHER : ATTR_SAMPLES;
 	if (!(fh->features[0] >> PERF_HEADER_EVENT_DESC & 1) || at < fh->data.offset ||
 	    at > p->map_len)
 		return;

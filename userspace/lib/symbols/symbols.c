@@ -558,7 +558,10 @@ static const char *keep_path(struct symbolizer *s, const char *comp_dir, const c
 	char *joined;
 	const char *kept;
 
-	if (src[0] == '/' || !comp_dir || !comp_dir[0])
+	size_t n = comp_dir ? strlen(comp_dir) : 0;
+
+	/* libdw joined directory entry 0, the unit's own, already. */
+	if (src[0] == '/' || !n || (!strncmp(src, comp_dir, n) && src[n] == '/'))
 		return sym_keep(s, src);
 	if (asprintf(&joined, "%s/%s", comp_dir, src) < 0)
 		return sym_keep(s, src);
