@@ -300,6 +300,55 @@ else
 	not_ok "hot_lines with frame pointers under perf record -g" "$work/calls.cc"
 fi
 
+# Kernel functions (perf record without :u, as root): named from
+# /proc/kallsyms where the file was recorded on this host and kernel, as
+# perf names them; the header says which symbols were used; --kallsyms
+# FILE gives the same from a copy; a copy with its addresses hidden
+# (kptr_restrict) is refused, saying so.
+if [ "$(id -u)" = 0 ] && perf record -q -e cpu-clock -F 4000 -o "$work/kernel.data" -- \
+	dd if=/dev/zero of=/dev/null bs=64 count=200000 >"$work/kernel.rec" 2>&1; then
+	perf script -i "$work/kernel.data" -F ip,sym,dso 2>/dev/null |
+		awk '$NF == "([kernel.kallsyms])" && NF == 3 { n[$2]++ } END { for (k in n) print n[k] "\t" k }' \
+		>"$work/kernel.perf"
+	cp /proc/kallsyms "$work/kallsyms"
+	awk '{ $1 = "0000000000000000"; print }' /proc/kallsyms >"$work/kallsyms-hidden"
+	if "$tailor" report -i "$work/kernel.data" -f json --top 0 >"$work/kernel.json" 2>"$work/why" &&
+		"$tailor" report -i "$work/kernel.data" >"$work/kernel.txt" 2>>"$work/why" &&
+		grep -q "^# kernel symbols: /proc/kallsyms (recorded on this host, kernel $(uname -r))" \
+		"$work/kernel.txt" &&
+		python3 - "$work/kernel.json" "$work/kernel.perf" >>"$work/why" 2>&1 <<'EOF'
+import json, sys
+rows = {r["name"]: r["samples"] for r in json.load(open(sys.argv[1]))["rows"]}
+perf = {}
+for l in open(sys.argv[2]):
+    n, k = l.rstrip("\n").split("\t")
+    perf[k] = int(n)
+bad = ["%s: tailor %d, perf %d" % (k, rows.get(k, 0), n) for k, n in perf.items() if rows.get(k, 0) != n]
+print("%d kernel functions, %d samples" % (len(perf), sum(perf.values())))
+assert len(perf) >= 5 and not bad, "\n".join(bad[:12])
+EOF
+	then
+		ok "kernel functions named as perf names them, from /proc/kallsyms of this host ($(tail -1 "$work/why"))"
+	else
+		cat "$work/kernel.txt" >>"$work/why"
+		not_ok "kernel functions named as perf names them, from /proc/kallsyms of this host" "$work/why"
+	fi
+	if "$tailor" report -i "$work/kernel.data" --kallsyms "$work/kallsyms" -f json --top 0 \
+		>"$work/kernel2.json" 2>"$work/why" &&
+		cmp -s <(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rows"])' "$work/kernel.json") \
+		<(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rows"])' "$work/kernel2.json") &&
+		! "$tailor" report -i "$work/kernel.data" --kallsyms "$work/kallsyms-hidden" >/dev/null \
+		2>"$work/why" &&
+		grep -q "every address is 0 (kernel.kptr_restrict hides them" "$work/why"; then
+		ok "--kallsyms FILE: a copy names them alike; one with its addresses hidden is refused, saying why"
+	else
+		not_ok "--kallsyms FILE: a copy names them alike; one with its addresses hidden is refused, saying why" \
+			"$work/why"
+	fi
+else
+	skip "kernel symbols: root is needed to read /proc/kallsyms's addresses"
+fi
+
 # Code in the vDSO, which has no file to read: one row, [vdso], with the
 # samples perf gives that object.
 if gcc -std=gnu11 -O1 "$top/tests/symbols/vdso_calls.c" -o "$work/vdso" 2>"$work/vdso.cc" &&

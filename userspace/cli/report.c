@@ -11,7 +11,9 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include <sys/utsname.h>
 #include "tailor/dictionary_reader.h"
+#include "tailor/kallsyms.h"
 #include "tailor/symbols.h"
 #include "tailor/x86_regs.h"
 
@@ -50,7 +52,7 @@ static const char *const *format_names(void)
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
 	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
-	OPT_NO_DEMANGLE, OPT_EVENT, OPT_CHILDREN,
+	OPT_NO_DEMANGLE, OPT_EVENT, OPT_CHILDREN, OPT_KALLSYMS,
 	OPT_BY_QUERY, OPT_CRITICAL,
 };
 
@@ -74,6 +76,14 @@ static const struct cli_option report_options[] = {
 	  .help = "the register holding tags (default: the\n"
 		  "dictionary's tag-register line, else r15)",
 	  .complete = "r15 r14 r13 r12 rbx rbp" },
+	{ .id = OPT_KALLSYMS, .name = "kallsyms", .arg = "FILE",
+	  .help = "kernel function names for a perf.data, from this\n"
+		  "copy of the recording kernel's /proc/kallsyms (as\n"
+		  "root: addresses are hidden otherwise).  By default\n"
+		  "/proc/kallsyms, only where the file was recorded\n"
+		  "on this host with this kernel release; the header\n"
+		  "says which was used, or why none",
+	  .complete = "@file" },
 	{ .id = OPT_KERNEL_APART, .name = "kernel-apart",
 	  .help = "keep every kernel sample in [kernel].  By default\n"
 		  "a kernel sample of the software clock, which holds\n"
@@ -324,7 +334,7 @@ const struct cli_command cmd_timeline = {
 };
 
 struct report_opts {
-	const char *input, *level, *html, *svg, *tag_register, *output, *event;
+	const char *input, *level, *html, *svg, *tag_register, *output, *event, *kallsyms;
 	const struct view *view;
 	const struct exporter *format;
 	const char *dict_paths[MAX_DICTS];
@@ -342,6 +352,8 @@ struct report_opts {
 	int nr_queries;
 	char query_text[512];		/* the same, for the header */
 	bool by_query;
+	struct kallsyms *ksyms;		/* kernel functions' names, or NULL */
+	uint64_t kernel_delta;		/* the profile's kernel addresses less the file's */
 };
 
 /* --query Q[,Q...]: each into o->queries. */
@@ -590,6 +602,9 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 		case 'e':
 			o->event = val;
 			break;
+		case OPT_KALLSYMS:
+			o->kallsyms = val;
+			break;
 		case OPT_CHILDREN:
 			o->children = true;
 			break;
@@ -819,6 +834,60 @@ static int write_output(const struct cli_command *cmd, const struct report_opts 
 	return close_output(cmd, o, out, ret);
 }
 
+/*
+ * The kernel symbols for a perf.data's kernel samples: --kallsyms FILE,
+ * else this host's /proc/kallsyms where the file was recorded here with
+ * this kernel (KASLR moved since: corrected by _text).  NULL, with the
+ * reason in r->kernel_symbols, where there are none; an exit code in *rc
+ * for a --kallsyms that cannot be read.
+ */
+static struct kallsyms *kernel_symbols(const struct cli_command *cmd, const struct report_opts *o,
+				       struct report *r, uint64_t *delta, int *rc)
+{
+	const struct session_info *info = r->info;
+	char host[256] = "", err[512];
+	struct kallsyms *k;
+	struct utsname u;
+	const char *path = o->kallsyms;
+
+	*rc = 0;
+	*delta = 0;
+	/* A tailor recording carries no kernel symbols yet: no line about them. */
+	if (strcmp(info->format, "perf.data")) {
+		if (o->kallsyms)
+			*rc = usage_error(cmd, "--kallsyms names a perf.data's kernel functions; %s is a tailor recording",
+					  o->input);
+		return NULL;
+	}
+	if (!path) {
+		gethostname(host, sizeof(host) - 1);
+		if (uname(&u) || !info->hostname[0] || strcmp(info->hostname, host) ||
+		    strcmp(info->os_release, u.release)) {
+			snprintf(r->kernel_symbols, sizeof(r->kernel_symbols),
+				 "none: recorded on %s (kernel %s), not on this host's kernel: --kallsyms FILE names them",
+				 info->hostname[0] ? info->hostname : "an unknown host",
+				 info->os_release[0] ? info->os_release : "unknown");
+			return NULL;
+		}
+		path = "/proc/kallsyms";
+	}
+	k = kallsyms_load(path, err, sizeof(err));
+	if (!k) {
+		if (o->kallsyms)
+			*rc = cmd_fail(cmd, "--kallsyms %s", err);
+		snprintf(r->kernel_symbols, sizeof(r->kernel_symbols), "none: %.240s", err);
+		return NULL;
+	}
+	if (info->kernel_text && kallsyms_text(k))
+		*delta = info->kernel_text - kallsyms_text(k);
+	snprintf(r->kernel_symbols, sizeof(r->kernel_symbols), "%s%s%s", path,
+		 o->kallsyms ? "" : " (recorded on this host, kernel ",
+		 o->kallsyms ? "" : info->os_release);
+	if (!o->kallsyms)
+		strncat(r->kernel_symbols, ")", sizeof(r->kernel_symbols) - strlen(r->kernel_symbols) - 1);
+	return k;
+}
+
 /* Set up the attributor and the pass's options; an exit code on failure. */
 static int prepare(const struct cli_command *cmd, struct report_opts *o, struct report *r,
 		   struct tdict **dicts, const char **labels)
@@ -850,6 +919,8 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 		ao.nr_stack = o->nr_stack;
 	}
 	ao.level = o->level;
+	ao.kallsyms = o->ksyms;
+	ao.kernel_delta = o->kernel_delta;
 	r->attr = attr_new(&ao, err, sizeof(err));
 	if (!r->attr)
 		return usage_error(cmd, "--%s %s: %s", o->nr_stack ? "level/--stack" : "level",
@@ -1016,6 +1087,9 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	r.view = o.view;
 	r.bucket_ns = o.bucket_given ? o.agg.bucket_ns : 0;
 	r.query_filter = o.nr_queries ? o.query_text : NULL;
+	o.ksyms = kernel_symbols(cmd, &o, &r, &o.kernel_delta, &ret);
+	if (ret)
+		goto out;
 	ret = prepare(cmd, &o, &r, dicts, labels);
 	if (ret)
 		goto out;
@@ -1053,6 +1127,7 @@ out:
 	session_close(s);
 	sym_free(sym);
 	agg_free(&r.agg);
+	kallsyms_free(o.ksyms);
 	attr_free(r.attr);
 	for (i = 0; i < o.nr_dicts; i++)
 		tdict_free(dicts[i]);

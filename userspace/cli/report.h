@@ -33,6 +33,8 @@ struct report {
 	uint64_t bucket_ns;		/* --bucket, or 0 */
 	const char *query_filter;	/* --query's values, for the header; or NULL */
 	const struct view *view;	/* the one asked for */
+	/* Which kernel symbols named kernel functions, or why none: the header's. */
+	char kernel_symbols[256];
 };
 
 /* What a view needs the pass to keep besides samples per row. */

@@ -76,6 +76,8 @@ void report_header(const struct report *r, struct doc *d)
 	doc_header(d, "# profile: %s (%s, %s): %" PRIu64 " samples, event %s",
 		   r->input, r->info->format, r->info->complete ? "complete" : "cut short",
 		   r->info->nr_samples, r->info->event[0] ? r->info->event : "?");
+	if (r->kernel_symbols[0])
+		doc_header(d, "# kernel symbols: %s", r->kernel_symbols);
 	if (r->info->other_events[0])
 		doc_header(d, "# also sampled, each a profile of its own (--event NAME): %s",
 			   r->info->other_events);

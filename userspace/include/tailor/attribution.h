@@ -119,6 +119,14 @@ struct attr_options {
 	 * filter or label by query ask for it.
 	 */
 	bool queries;
+	/*
+	 * Kernel function names (--kallsyms): at the function level a kernel
+	 * sample no component took is named by its function, as perf names
+	 * it.  @kernel_delta: the profile's kernel address minus the file's
+	 * (KASLR: _text where it was recorded, less _text in the file).
+	 */
+	const struct kallsyms *kallsyms;
+	uint64_t kernel_delta;
 };
 
 struct attributor;

@@ -53,6 +53,14 @@ struct session_info {
 	 * mixed into this one: "page-faults (912 samples), ..."; "" if none.
 	 */
 	char other_events[256];
+	/*
+	 * Where it was recorded (perf.data's HOSTNAME and OSRELEASE), "" if
+	 * unknown; and the kernel's _text there (its map's), 0 if unknown:
+	 * kernel addresses move with KASLR from boot to boot.
+	 */
+	char hostname[65];
+	char os_release[65];
+	uint64_t kernel_text;
 	/* The sampling period, in ns when period_is_ns; 0 if it varies. */
 	uint64_t period;
 	bool period_is_ns;

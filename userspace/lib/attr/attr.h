@@ -152,6 +152,12 @@ struct attributor {
 	size_t cap_outcome_rows;
 	struct pair_map outcome_of;	/* (site key, tag) -> outcome */
 	struct pair_map kernel_outcome_of; /* (entry site key, tag) -> outcome */
+	/* With kernel names: (entry site key, kernel function + 1) -> that key. */
+	struct pair_map kernel_key_of;
+	uint64_t nr_kernel_keys;
+	struct pair_map kernel_named_outcome_of;	/* (that key, tag) -> outcome */
+	const struct kallsyms *kallsyms;
+	uint64_t kernel_delta;
 	/*
 	 * A site's outcome also depends on the thread's tag word: (site,
 	 * word) -> k, and the site key is k << 32 | site.  0: no word.

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tailor/kallsyms.h"
 #include "attr/attr.h"
 #include "dict/graph.h"
 #include "util/grow.h"
@@ -209,8 +210,16 @@ static int kernel_row(struct attributor *a, uint32_t entry, int li,
 			     s, row, note);
 }
 
+/* A level's kernel bucket named by the kernel function (--kallsyms), at the function level. */
+static int kernel_function_row(struct attributor *a, int li, const char *kname, uint32_t *row)
+{
+	if (!kname || *row != a->kernel_row || a->levels[li].kind != LEVEL_FUNCTION)
+		return 0;
+	return rows_named(&a->rows, ROW_FUNCTION, li, kname, "[kernel.kallsyms]", row);
+}
+
 static int kernel_outcome(struct attributor *a, uint32_t entry, const struct tev_sample *s,
-			  uint32_t *idx)
+			  const char *kname, uint32_t *idx)
 {
 	struct outcome *o;
 	uint32_t row;
@@ -223,10 +232,12 @@ static int kernel_outcome(struct attributor *a, uint32_t entry, const struct tev
 	if (entry != NO_ENTRY_SITE && a->function_level >= 0)
 		o->entered_from = site_level(a, entry, a->function_level)->row;
 	if (kernel_row(a, entry, 0, s, &o->row, &o->note) ||
+	    kernel_function_row(a, 0, kname, &o->row) ||
 	    (a->query_level >= 0 && kernel_row(a, entry, a->query_level, s, &o->query, &note)))
 		return -ENOMEM;
 	for (i = 0; i < a->nr_stack; i++) {
-		if (kernel_row(a, entry, a->stack[i], s, &row, &note))
+		if (kernel_row(a, entry, a->stack[i], s, &row, &note) ||
+		    kernel_function_row(a, a->stack[i], kname, &row))
 			return -ENOMEM;
 		rows_of(a, *idx)[i] = row;
 	}
@@ -365,7 +376,8 @@ static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 			 const struct tev_sample *s, uint32_t *idx)
 {
 	uint64_t key;
-	uint32_t entry = NO_ENTRY_SITE;
+	uint32_t entry = NO_ENTRY_SITE, kfn = 0;
+	const char *kname = NULL;
 	uint64_t tag = 0;
 	int ret;
 
@@ -380,9 +392,27 @@ static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 		tag = s->tag;
 	if (site_key(a, entry, s, &key))
 		return -ENOMEM;
+	if (a->kallsyms)
+		kname = kallsyms_name(a->kallsyms, s->ip - a->kernel_delta, &kfn);
+	if (kname) {
+		/* Named kernel outcomes: per (entry site, function), then tag. */
+		uint32_t kk;
+
+		if (!pair_map_get(&a->kernel_key_of, key, kfn, &kk)) {
+			kk = (uint32_t)a->nr_kernel_keys++;
+			if (pair_map_put(&a->kernel_key_of, key, kfn, kk))
+				return -ENOMEM;
+		}
+		if (pair_map_get(&a->kernel_named_outcome_of, kk, tag, idx))
+			return 0;
+		if (kernel_outcome(a, entry, s, kname, idx) ||
+		    pair_map_put(&a->kernel_named_outcome_of, kk, tag, *idx))
+			return -ENOMEM;
+		return 0;
+	}
 	if (pair_map_get(&a->kernel_outcome_of, key, tag, idx))
 		return 0;
-	if (kernel_outcome(a, entry, s, idx) ||
+	if (kernel_outcome(a, entry, s, NULL, idx) ||
 	    pair_map_put(&a->kernel_outcome_of, key, tag, *idx))
 		return -ENOMEM;
 	return 0;
@@ -489,6 +519,8 @@ struct attributor *attr_new(const struct attr_options *o, char *err, size_t errl
 	a->labels = o->labels;
 	a->nr_dicts = o->nr_dicts;
 	a->kernel_apart = o->kernel_apart;
+	a->kallsyms = o->kallsyms;
+	a->kernel_delta = o->kernel_delta;
 	a->tag_pid = o->tag_pid;
 	if (level_index(a, o->level, err, errlen) < 0)
 		goto fail;
@@ -537,6 +569,8 @@ void attr_free(struct attributor *a)
 		str_map_free(&a->dict_files[di]);
 	pair_map_free(&a->outcome_of);
 	pair_map_free(&a->kernel_outcome_of);
+	pair_map_free(&a->kernel_key_of);
+	pair_map_free(&a->kernel_named_outcome_of);
 	pair_map_free(&a->word_key_of);
 	free(a->sites);
 	free(a->site_levels);

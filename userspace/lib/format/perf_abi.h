@@ -21,7 +21,9 @@
 
 /* CLOCK_PERF_HW_CLOCK of patches/0002: sample times are the raw TSC. */
 #define PERF_CLOCK_HW_TSC		12
-/* perf's util/header.h feature bits: the events' names */
+/* perf's util/header.h feature bits: where it was recorded, the events' names */
+#define PERF_HEADER_HOSTNAME		3
+#define PERF_HEADER_OSRELEASE		4
 #define PERF_HEADER_EVENT_DESC		12
 /*
  * The most callchain entries a sample may carry: the kernel's

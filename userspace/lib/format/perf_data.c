@@ -682,9 +682,43 @@ static int load_attrs(struct perf_data *p, const struct perf_file_header *fh,
  * string -- u32 length, NUL-padded -- and its ids).  Feature sections
  * follow the data, one perf_file_section per feature bit, in bit order.
  */
+/* Feature @bit's section, within the file; -1 if absent or out of it. */
+static int feature_section(const struct perf_data *p, const struct perf_file_header *fh,
+			   int bit, struct perf_file_section *sec)
+{
+	uint64_t at = fh->data.offset + fh->data.size;
+
+	if (!(fh->features[0] >> bit & 1) || at < fh->data.offset || at > p->map_len)
+		return -1;
+	at += 16ull * __builtin_popcountll(fh->features[0] & ((1ull << bit) - 1));
+	if (at > p->map_len || p->map_len - at < sizeof(*sec))
+		return -1;
+	memcpy(sec, p->map + at, sizeof(*sec));
+	if (sec->offset > p->map_len || sec->size > p->map_len - sec->offset)
+		return -1;
+	return 0;
+}
+
+/* A perf_header_string feature (u32 length, then the NUL-padded string). */
+static void feature_string(const struct perf_data *p, const struct perf_file_header *fh,
+			   int bit, char *out, size_t outlen)
+{
+	struct perf_file_section sec;
+	uint32_t len;
+
+	out[0] = '\0';
+	if (feature_section(p, fh, bit, &sec) || sec.size < 4)
+		return;
+	memcpy(&len, p->map + sec.offset, 4);
+	if (len > sec.size - 4)
+		return;
+	snprintf(out, outlen, "%.*s", (int)strnlen((const char *)p->map + sec.offset + 4, len),
+		 (const char *)p->map + sec.offset + 4);
+}
+
 static void assign_roles(struct perf_data *p, const struct perf_file_header *fh)
 {
-	uint64_t at = fh->data.offset + fh->data.size, end, nre, attr_size, i;
+	uint64_t end, nre, attr_size, i;
 	struct perf_file_section sec;
 	struct cursor c;
 	int k;
@@ -695,15 +729,7 @@ static void assign_roles(struct perf_data *p, const struct perf_file_header *fh)
 				   (p->attrs[k].attr.type == PERF_TYPE_SOFTWARE &&
 				    p->attrs[k].attr.config == PERF_COUNT_SW_DUMMY) ?
 				   ATTR_OTHER : ATTR_SAMPLES;
-	if (!(fh->features[0] >> PERF_HEADER_EVENT_DESC & 1) || at < fh->data.offset ||
-	    at > p->map_len)
-		return;
-	at += 16ull * __builtin_popcountll(fh->features[0] &
-					    ((1ull << PERF_HEADER_EVENT_DESC) - 1));
-	if (at > p->map_len || p->map_len - at < sizeof(sec))
-		return;
-	memcpy(&sec, p->map + at, sizeof(sec));
-	if (sec.offset > p->map_len || sec.size > p->map_len - sec.offset || sec.size < 8)
+	if (feature_section(p, fh, PERF_HEADER_EVENT_DESC, &sec) || sec.size < 8)
 		return;
 	end = sec.offset + sec.size;
 	c = (struct cursor){ p->map + sec.offset, p->map + end, false };
@@ -833,6 +859,25 @@ static void describe_event(struct perf_data *p)
 	info->freq_hz = a->freq ? a->sample_freq : 0;
 }
 
+/*
+ * perf's map of the kernel (pid -1, "[kernel.kallsyms]_text"): its pgoff is
+ * _text's address where the profile was taken, which KASLR moves.
+ */
+static void kernel_map(const uint8_t *rec, const struct perf_event_header *h,
+		       struct session_info *info)
+{
+	size_t fixed = h->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
+	const uint8_t *b = rec + sizeof(*h);
+	static const char text[] = "[kernel.kallsyms]_text";
+	uint32_t pid;
+
+	if (h->size < sizeof(*h) + fixed + sizeof(text))
+		return;
+	memcpy(&pid, b, 4);
+	if (pid == (uint32_t)-1 && !memcmp(b + fixed, text, sizeof(text)))
+		memcpy(&info->kernel_text, b + 24, 8);
+}
+
 /* The counting pass: samples, their time span, lost counts, rounds, damage. */
 static int count_events(struct perf_data *p, char *err, size_t errlen)
 {
@@ -880,6 +925,7 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
 			info->nr_mappings++;
+			kernel_map(rec, &h, info);
 			break;
 		case PERF_RECORD_SWITCH:
 		case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -991,6 +1037,8 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 	if (load_attrs(p, &fh, err, errlen))
 		goto fail;
 	assign_roles(p, &fh);
+	feature_string(p, &fh, PERF_HEADER_HOSTNAME, info->hostname, sizeof(info->hostname));
+	feature_string(p, &fh, PERF_HEADER_OSRELEASE, info->os_release, sizeof(info->os_release));
 	if (choose_event(p, event, err, errlen))
 		goto fail;
 	first = main_attr(p);

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel function names from a kallsyms file (/proc/kallsyms, or a copy
+ * taken where the profile was recorded): "ADDRESS TYPE NAME [MODULE]" a
+ * line.  Only text symbols name code; a symbol holds the addresses up to
+ * the next one, as perf's kallsyms reader takes them (the file gives no
+ * sizes).  A file whose addresses are all zero was read without the right
+ * to see them (kptr_restrict): refused, saying so, rather than naming
+ * every sample after the first symbol.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tailor/kallsyms.h"
+#include "util/grow.h"
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+	char type;
+};
+
+struct kallsyms {
+	struct ksym *syms;
+	size_t nr, cap;
+	uint64_t text;		/* _text's address, 0 if absent */
+};
+
+static int underscores(const char *name)
+{
+	int n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * By address; of several at one address the one perf names it by last
+ * (perf's choose_best_symbol(): not weak, then global, then fewer
+ * leading underscores, then the longer name), for the lookup takes the
+ * last.
+ */
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	int c;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if ((c = (y->type == 'w' || y->type == 'W') - (x->type == 'w' || x->type == 'W')))
+		return c;
+	if ((c = (x->type == 'T' || x->type == 'W') - (y->type == 'T' || y->type == 'W')))
+		return c;
+	if ((c = underscores(y->name) - underscores(x->name)))
+		return c;
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
+	return strcmp(y->name, x->name);
+}
+
+void kallsyms_free(struct kallsyms *k)
+{
+	size_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->nr; i++)
+		free(k->syms[i].name);
+	free(k->syms);
+	free(k);
+}
+
+struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+{
+	struct kallsyms *k = calloc(1, sizeof(*k));
+	FILE *f = fopen(path, "r");
+	char line[1024], type, name[512];
+	unsigned long long addr;
+	size_t lineno = 0, nonzero = 0;
+
+	if (!k || !f) {
+		snprintf(err, errlen, "%s: %s", path, k ? strerror(errno) : "out of memory");
+		goto fail;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3) {
+			snprintf(err, errlen, "%s:%zu: not a kallsyms line (ADDRESS TYPE NAME)", path,
+				 lineno);
+			goto fail;
+		}
+		if (addr)
+			nonzero++;
+		if (!strcmp(name, "_text"))
+			k->text = addr;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (array_grow((void **)&k->syms, &k->cap, k->nr + 1, sizeof(*k->syms)) ||
+		    !(k->syms[k->nr].name = strdup(name))) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		k->syms[k->nr].type = type;
+		k->syms[k->nr++].addr = addr;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		goto fail;
+	}
+	if (!nonzero || !k->nr) {
+		snprintf(err, errlen, !lineno ? "%s: empty" :
+			 !nonzero ? "%s: every address is 0 (kernel.kptr_restrict hides them: read it as root)" :
+			 "%s: no text symbols", path);
+		goto fail;
+	}
+	fclose(f);
+	qsort(k->syms, k->nr, sizeof(*k->syms), by_addr);
+	return k;
+fail:
+	if (f)
+		fclose(f);
+	kallsyms_free(k);
+	return NULL;
+}
+
+uint64_t kallsyms_text(const struct kallsyms *k)
+{
+	return k->text;
+}
+
+const char *kallsyms_name(const struct kallsyms *k, uint64_t addr, uint32_t *index)
+{
+	size_t lo = 0, hi = k->nr;
+
+	/* The last symbol at or below @addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo > UINT32_MAX)
+		return NULL;
+	*index = (uint32_t)(lo - 1);
+	return k->syms[lo - 1].name;
+}
