@@ -276,7 +276,7 @@ native() {
 	fi
 	local t0=$EPOCHREALTIME
 	if make -s -C userspace fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$out/fuzz.log" 2>&1; then
-		result "recording, dictionary, profile readers and exporters fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
+		result "recording, dictionary, profile and kallsyms readers and exporters fuzzed for ${FUZZ_SECONDS:-60} s each (libFuzzer, ASan, UBSan): $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$' | paste -sd+ | bc) inputs" 0
 	else
 		grep -E 'ERROR|SUMMARY|Test unit written' "$out/fuzz.log" | head -5
 		result "reader fuzzing" 1 "see $out/fuzz.log"
