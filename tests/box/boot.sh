@@ -41,7 +41,6 @@ bad_patterns=(
 	'possible circular locking'
 	'inconsistent lock state'
 	'sleeping function called from invalid context'
-	'kmemleak: [1-9][0-9]* new suspected'
 	'general protection fault'
 	'Call Trace:'
 	'INFO: task .* blocked'
