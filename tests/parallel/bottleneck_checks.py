@@ -46,6 +46,11 @@ def view(name):
     return json.load(open('%s/%s.json' % (work, name)))
 
 
+def in_kernel(r):
+    """Kernel code: [kernel], or a kernel function where kernel symbols were read."""
+    return r['function'] == '[kernel]' or r.get('object') in ('[kernel]', '[kernel.kallsyms]')
+
+
 def groupby_critical(v):
     return sum(r['critical_share'] or 0 for r in v['code']
                if (r['component'] or '').startswith('GroupBy'))
@@ -73,8 +78,7 @@ function = top['function'] + (' from %s' % top['entered_from'] if top.get('enter
 check('locked: the most critical code is GroupBy in the merge (%s, %s, %.1f%% of the run)'
       % (top['component'], function, top['critical_share'] or 0),
       (top['component'] or '').startswith('GroupBy') and
-      (top['function'] in merge or
-       (top['function'] == '[kernel]' and top.get('entered_from') in merge)),
+      (top['function'] in merge or (in_kernel(top) and top.get('entered_from') in merge)),
       'the top row is %s / %s' % (top['component'], function))
 lk = [groupby_critical(view('locked%d' % i)) for i in range(1, runs + 1)]
 pt = [groupby_critical(view('partitioned%d' % i)) for i in range(1, runs + 1)]
@@ -98,7 +102,7 @@ print('partitioned: the query\'s wall time median %.0f ms against %.0f ms; runs 
 # The kernel time of the critical slices, by the function that entered it.
 kernel = {}
 for r in locked['code']:
-    if (r['component'] or '').startswith('GroupBy') and r['function'] == '[kernel]':
+    if (r['component'] or '').startswith('GroupBy') and in_kernel(r):
         k = r.get('entered_from') or '(unknown)'
         kernel[k] = kernel.get(k, 0) + (r['critical_cm_ns'] or 0)
 total = sum(kernel.values())

@@ -149,6 +149,10 @@ static void code_row(const struct report *r, struct doc *d, struct doc_table *t,
 	doc_cell(d, t, doc_str(c->special == 1 ? "[unsampled]" : c->special == 2 ? "[filtered out]" :
 			       row_name(r, c->row)));
 	doc_cell(d, t, doc_str(function));
+	/* Kernel code is named by its function where kernel symbols were read. */
+	doc_cell(d, t, doc_str(c->function == ATTR_NONE ? NULL :
+			       attr_row(r->attr, c->function)->kind == ROW_KERNEL ? "[kernel]" :
+			       attr_row(r->attr, c->function)->object));
 	doc_cell(d, t, doc_str(name_or_null(r, c->entered_from)));
 	doc_cell(d, t, doc_str(name_or_null(r, c->line)));
 }
@@ -174,11 +178,12 @@ static void code_table(const struct report *r, struct doc *d, unsigned int forma
 		{ .name = "query", .type = DOC_STR, .width = -14, .maxlen = 24, .sep = "  " },
 		{ .name = "component", .type = DOC_STR, .width = -22, .maxlen = 32, .sep = "  " },
 		{ .name = "function", .type = DOC_STR, .width = -22, .maxlen = 40, .sep = "  " },
+		{ .name = "object", .type = DOC_STR, .formats = DOC_DATA },
 		{ .name = "entered_from", .type = DOC_STR, .formats = DOC_DATA },
 		{ .name = "line", .type = DOC_STR, .sep = "  " },
 	};
 	struct doc_table *t = doc_table(d, formats & DOC_TEXT ? "code_text" : "code", formats,
-					cols, 13);
+					cols, 14);
 	size_t i, shown = 0;
 
 	if (formats & DOC_TEXT)
