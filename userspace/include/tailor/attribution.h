@@ -173,6 +173,8 @@ int attr_outcome_frames(const struct attributor *a, uint32_t outcome,
  * dictionary's components; @n if there is none.
  */
 int attr_code_frame(const struct attributor *a, const uint32_t *frames, int n);
+/* The bucket name of code in @path no level reached: [libc.so.6], [vdso]. */
+void attr_object_name(const char *path, char *name, size_t len);
 /* An outcome's row at the report's level. */
 uint32_t attr_outcome_row(const struct attributor *a, uint32_t outcome);
 uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome);

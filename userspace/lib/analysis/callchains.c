@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tailor/aggregate.h"
+#include "tailor/attribution.h"
 #include "tailor/symbols.h"
 #include "analysis/callchains.h"
 #include "util/grow.h"
@@ -80,15 +81,9 @@ static uint32_t callers_key(const struct tev_sample *s, uint64_t *key)
 /* The bracketed name of an object, as its row: [libc.so.6], [vdso]. */
 static const char *object_name(struct symbolizer *sym, const char *path)
 {
-	const char *base = strrchr(path, '/');
-	size_t n;
 	char name[512];
 
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n >= 2 && base[0] == '[' && base[n - 1] == ']')
-		return sym_keep(sym, base);
-	snprintf(name, sizeof(name), "[%s]", base);
+	attr_object_name(path, name, sizeof(name));
 	return sym_keep(sym, name);
 }
 

@@ -42,18 +42,24 @@ int rows_named(struct row_table *t, enum attr_row_kind kind, int level,
 	return str_map_put(&t->by_name, key, *row) ? -ENOMEM : 0;
 }
 
-int rows_object(struct row_table *t, const char *path, uint32_t *row)
+void attr_object_name(const char *path, char *name, size_t len)
 {
 	const char *slash = strrchr(path, '/');
-	char name[512];
 	const char *base = slash ? slash + 1 : path;
 	size_t n = strlen(base);
 
 	/* A pseudo-file is bracketed already: [vdso], not [[vdso]]. */
 	if (n >= 2 && base[0] == '[' && base[n - 1] == ']')
-		snprintf(name, sizeof(name), "%s", base);
+		snprintf(name, len, "%s", base);
 	else
-		snprintf(name, sizeof(name), "[%s]", base);
+		snprintf(name, len, "[%s]", base);
+}
+
+int rows_object(struct row_table *t, const char *path, uint32_t *row)
+{
+	char name[512];
+
+	attr_object_name(path, name, sizeof(name));
 	return rows_named(t, ROW_OBJECT, -1, name, path, row);
 }
 
