@@ -18,7 +18,7 @@
 struct ksym {
 	uint64_t addr;
 	char *name;
-	char type;
+	size_t order;		/* in the file */
 };
 
 struct kallsyms {
@@ -27,37 +27,21 @@ struct kallsyms {
 	uint64_t text;		/* _text's address, 0 if absent */
 };
 
-static int underscores(const char *name)
-{
-	int n = 0;
-
-	while (name[n] == '_')
-		n++;
-	return n;
-}
-
 /*
- * By address; of several at one address the one perf names it by last
- * (perf's choose_best_symbol(): not weak, then global, then fewer
- * leading underscores, then the longer name), for the lookup takes the
- * last.
+ * By address, and of several at one address in the file's order: the
+ * lookup takes the last, as perf does.  perf gives each symbol the
+ * addresses up to the next one's start, so at a shared address all but
+ * the last in the file get none, and its choose_best_symbol() prefers the
+ * one that has some (__x86_indirect_thunk_rax over the
+ * __pi___x86_indirect_thunk_rax and __x86_indirect_thunk_array before it).
  */
 static int by_addr(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
-	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if ((c = (y->type == 'w' || y->type == 'W') - (x->type == 'w' || x->type == 'W')))
-		return c;
-	if ((c = (x->type == 'T' || x->type == 'W') - (y->type == 'T' || y->type == 'W')))
-		return c;
-	if ((c = underscores(y->name) - underscores(x->name)))
-		return c;
-	if (strlen(x->name) != strlen(y->name))
-		return strlen(x->name) < strlen(y->name) ? -1 : 1;
-	return strcmp(y->name, x->name);
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 void kallsyms_free(struct kallsyms *k)
@@ -102,7 +86,7 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
-		k->syms[k->nr].type = type;
+		k->syms[k->nr].order = k->nr;
 		k->syms[k->nr++].addr = addr;
 	}
 	if (ferror(f)) {
