@@ -154,6 +154,8 @@ static void code_row(const struct report *r, struct doc *d, struct doc_table *t,
 			       attr_row(r->attr, c->function)->kind == ROW_KERNEL ? "[kernel]" :
 			       attr_row(r->attr, c->function)->object));
 	doc_cell(d, t, doc_str(name_or_null(r, c->entered_from)));
+	doc_cell(d, t, doc_str(c->entered_from == ATTR_NONE ? NULL :
+			       attr_row(r->attr, c->entered_from)->object));
 	doc_cell(d, t, doc_str(name_or_null(r, c->line)));
 }
 
@@ -180,10 +182,11 @@ static void code_table(const struct report *r, struct doc *d, unsigned int forma
 		{ .name = "function", .type = DOC_STR, .width = -22, .maxlen = 40, .sep = "  " },
 		{ .name = "object", .type = DOC_STR, .formats = DOC_DATA },
 		{ .name = "entered_from", .type = DOC_STR, .formats = DOC_DATA },
+		{ .name = "entered_from_object", .type = DOC_STR, .formats = DOC_DATA },
 		{ .name = "line", .type = DOC_STR, .sep = "  " },
 	};
 	struct doc_table *t = doc_table(d, formats & DOC_TEXT ? "code_text" : "code", formats,
-					cols, 14);
+					cols, 15);
 	size_t i, shown = 0;
 
 	if (formats & DOC_TEXT)
