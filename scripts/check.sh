@@ -230,14 +230,20 @@ native() {
 			tests/export/browser/selftest.sh
 		tap_totals "exports in real readers: speedscope and the HTML report in Chromium, go tool pprof" \
 			"$out/readers.log" tests/export/readers_test.sh
+		tap_totals "pprof as go tool pprof expects it: mappings, build-ids, source lines, inline frames against perf and addr2line (perf, native)" \
+			"$out/pprof.log" tests/export/pprof_test.sh
+		tap_totals "Chrome trace's sampled call stacks (perf record -g) as the folded stacks (perf, native)" \
+			"$out/chrome-stacks.log" tests/export/chrome_stacks_test.sh
 		tap_totals "parallelism: tw_lock's CMetric by known times, an independent oracle and tailor (perf, native)" \
 			"$out/parallel.log" tests/parallel/parallel_test.sh
 		tap_totals "parallelism: the engine's planted group-by merge lock found, and its fix (perf, native)" \
 			"$out/bottleneck.log" tests/parallel/bottleneck_test.sh
 		tap_totals "JIT code named through jitdumps and perf maps: tw_jitcode, node and lli against perf inject (perf, native)" \
 			"$out/jit.log" tests/jit/jit_test.sh
-		tap_totals "function and line tables against perf's on the same perf.data: gcc and clang (no .debug_aranges) builds (perf, native)" \
+		tap_totals "tables against perf's on the same perf.data: lines and functions of gcc, clang and C++ builds, names, stacks, kernel, objects and processes, stripped files, periods, node, PLT (perf, native)" \
 			"$out/perf-compare.log" tests/symbols/perf_compare_test.sh
+		tap_totals "call stacks without frame pointers (--call-graph dwarf, gcc and clang) and kernel callers against perf's (perf, native)" \
+			"$out/dwarf-unwind.log" tests/symbols/dwarf_unwind_test.sh
 		tap_totals "example engine tests" "$out/engine.log" tests/engine/engine_test.sh
 		tap_totals "the engine's LLVM backend: results, dictionary, jitdump, operator shares against the C backend's (perf, native)" \
 			"$out/engine-llvm.log" tests/engine/llvm_backend_test.sh

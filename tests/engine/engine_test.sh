@@ -285,6 +285,66 @@ else
 	not_ok "perf record of the engine" "$pr.out"
 fi
 
+# A dictionary belongs to a program: the engine's names its modules (the
+# engine, fig3.so) by path and build-id, as readelf reads them; applied
+# to another program's profile, or to one mapping another build of the
+# engine, it is refused, naming what it describes.
+if [ -s "$pr.dict" ] && [ -s "$pr.data" ]; then
+	bid() { readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
+	want=$(printf 'module\t%s\t%s\nmodule\t%s\t%s\n' "$(readlink -f "$engine")" \
+		"$(bid "$engine")" "$pr/fig3.so" "$(bid "$pr/fig3.so")")
+	other=$work/other.data
+	awk '{ if ($1 == "module" && !done) { $3 = "00" substr($3, 3); done = 1 } print }' OFS='\t' \
+		"$pr.dict" >"$work/rebuilt.dict"
+	if [ "$(head -1 "$pr.dict")" = $'tailor-dictionary\t2' ] &&
+		[ "$(grep '^module' "$pr.dict")" = "$want" ] &&
+		perf record -q -e cpu-clock -F 4000 --intr-regs=r15 -o "$other" -- \
+		dd if=/dev/zero of=/dev/null bs=4k count=100000 >"$work/why" 2>&1 &&
+		! "$tailor" report -i "$other" -d "$pr.dict" >"$work/out" 2>"$work/err" &&
+		grep -qF "$pr.dict describes $(readlink -f "$engine") (build-id $(bid "$engine")), $pr/fig3.so (build-id $(bid "$pr/fig3.so")); $other maps none of them: the dictionary of another program" "$work/err" &&
+		[ ! -s "$work/out" ] &&
+		! "$tailor" report -i "$pr.data" -d "$work/rebuilt.dict" >"$work/out" 2>>"$work/err" &&
+		grep -qF "maps it as build-id $(bid "$engine"): the dictionary of another build" "$work/err"; then
+		ok "the dictionary names the engine and fig3.so by build-id; refused for another program's profile, and for another build"
+	else
+		{ echo "want:"; echo "$want"; echo "dictionary:"; grep '^module' "$pr.dict"; cat "$work/err"; } >>"$work/why"
+		not_ok "the dictionary names the engine and fig3.so by build-id; refused for another program's profile, and for another build" \
+			"$work/why"
+	fi
+fi
+
+# Tags count in the processes that map the dictionary's modules, and
+# nowhere else: under sh, the engine (not the recorded process) keeps
+# its tags, and another program keeping a task's id in r15 (r15_noise,
+# built with -ffixed-r15) reaches no component.
+nz=$work/noise
+if [ -s "$pr.dict" ] && gcc -O1 -g -ffixed-r15 "$top/tests/engine/r15_noise.c" -o "$nz" \
+	2>"$work/why" &&
+	task=$(awk -F'\t' '$1 == "component" && $2 == "task" { print $3; exit }' "$pr.dict") &&
+	perf record -q -e cpu-clock -F 4000 --intr-regs=r15 -o "$nz.data" -- sh -c \
+	"'$engine' -s 0.02 -n 20 -d '$nz.dict' -w '$nz.gen' -t '$nz.times' fig3 >'$nz.out' & '$nz' $task 0.5 >'$nz.pid'; wait" \
+	>>"$work/why" 2>&1 &&
+	npid=$(sed -n 's/^pid=//p' "$nz.pid") && [ -n "$npid" ] &&
+	epid=$(sed -n 's/.* pid=\([0-9]*\) .*/\1/p' "$nz.times") && [ -n "$epid" ] &&
+	"$tailor" report -i "$nz.data" -d "$nz.dict" -l task -f json --top 0 --pid "$npid" \
+	>"$nz.noise.json" 2>>"$work/why" &&
+	"$tailor" report -i "$nz.data" -d "$nz.dict" -l task -f json --top 0 --pid "$epid" \
+	>"$nz.engine.json" 2>>"$work/why" &&
+	python3 - "$nz.noise.json" "$nz.engine.json" >>"$work/why" 2>&1 <<'EOF'
+import json, sys
+noise, engine = (json.load(open(f)) for f in sys.argv[1:3])
+by_tag = lambda d: sum(n["samples"] for n in d["notes"] if n["note"].startswith("attributed by the tag"))
+components = lambda d: sum(r["samples"] for r in d["rows"] if r["kind"] == "component")
+print("r15_noise: %d samples, %d in components; the engine: %d by its tags" %
+      (noise["total"], components(noise), by_tag(engine)))
+assert noise["total"] >= 500 and components(noise) == 0 and by_tag(engine) > 0
+EOF
+then
+	ok "tags count where the dictionary's modules are mapped: $(tail -1 "$work/why")"
+else
+	not_ok "tags count where the dictionary's modules are mapped, and nowhere else" "$work/why"
+fi
+
 # Bad input: a message naming the problem, exit 2, no output files.
 bad_input() {
 	local want=$1; shift

@@ -7,7 +7,8 @@
 # HTML report renders (screenshot: not blank, its plots drawn); go tool
 # pprof reads the pprof.  Once on a synthetic profile whose every sample
 # is known (counts compared), once on a real one: perf record of the
-# example engine, natively.  A reader that is missing fails the test
+# example engine, natively; and speedscope imports the sampled call
+# stacks of a perf record -g trace.  A reader that is missing fails the test
 # (scripts/setup.sh installs them), it never skips.
 #
 # Prints TAP and a "# Totals:" line.
@@ -123,6 +124,33 @@ if browser engine-report html "$work/engine.html"; then
 	ok "the engine's HTML report renders in Chromium"
 else
 	not_ok "the engine's HTML report" "$work/engine-report.err"
+fi
+# ---- call stacks: perf record -g of hot_lines (frame pointers everywhere)
+# The trace's sampled stacks are what speedscope imports of it (not the
+# slices), a profile per thread: every frame, weighted by the time from
+# each sample to the next.
+if clang -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	"$top/tests/symbols/hot_lines.c" -o "$work/calls" >"$work/calls.log" 2>&1 &&
+   perf record -q -g -e cpu-clock:u -c 250000 -o "$work/calls.data" -- "$work/calls" 20 \
+	>>"$work/calls.log" 2>&1 &&
+   "$tailor" report -i "$work/calls.data" -f chrome -o "$work/calls.json" 2>>"$work/calls.log"; then
+	want=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+s = t["samples"]
+print(len({(f["name"], f["category"]) for f in t["stackFrames"].values()}), s[-1]["ts"] - s[0]["ts"])' \
+		"$work/calls.json" 2>>"$work/calls.log")
+	if browser calls speedscope "$work/calls.json" &&
+	   [ "$(fact importer "$work/calls.out")" = "Trace Event Format profile" ] &&
+	   [ "$(fact profiles "$work/calls.out")" = 1 ] &&
+	   [ "$(fact frames "$work/calls.out")" = "${want% *}" ] &&
+	   grep -Eq "weight=${want#* } microseconds" "$work/calls.out"; then
+		ok "speedscope imports a -g Chrome trace's sampled stacks: ${want% *} frames, ${want#* } us"
+	else
+		not_ok "speedscope on a -g Chrome trace's sampled stacks (frames, us: $want)" "$work/calls.out"
+	fi
+else
+	not_ok "hot_lines under perf record -g, and its Chrome trace" "$work/calls.log"
 fi
 if command -v go >/dev/null &&
    go tool pprof -top -sample_index=samples "$work/engine.pb.gz" >"$work/top" 2>&1 &&

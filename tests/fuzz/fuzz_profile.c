@@ -7,7 +7,8 @@
  * delivery found a batch bad (format 3 checks a packed batch's stream
  * only then), cut short with a reason -- and in time order but for the
  * events it counts as out of order; a sample's call stack (perf record
- * -g) lies within the file.  fuzz_export symbolizes and interns the stacks.
+ * -g), and its user registers and stack bytes (--call-graph dwarf), lie
+ * within the file.  fuzz_export symbolizes, unwinds and interns the stacks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,15 @@ static int count_sample(struct tev_consumer *c, const struct tev_sample *s)
 		memcpy(&e, (const uint8_t *)s->callchain + 8ull * i, 8);
 		sum += e;
 	}
+	/* So are --call-graph dwarf's user registers and stack bytes. */
+	for (i = 0; s->user_regs && i < (uint32_t)__builtin_popcountll(s->user_regs_mask); i++) {
+		memcpy(&e, (const uint8_t *)s->user_regs + 8ull * i, 8);
+		sum += e;
+	}
+	for (i = 0; s->user_stack && i < s->user_stack_size; i++)
+		sum += ((const uint8_t *)s->user_stack)[i];
+	if (!s->user_stack != !s->user_stack_size || (s->user_stack && !s->user_regs))
+		abort();	/* a stack comes with its size and the registers that begin it */
 	n->entries_sum += sum;
 	n->samples++;
 	if (s->time < n->last)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/kallsyms.h"
 #include "tailor/recording.h"
 #include "tailor/sample_pack.h"
 #include "uapi/tailor.h"
@@ -148,6 +149,21 @@ static void read_record(const struct tlr_reader *r, const struct tlr_record *rec
 	case TLR_COMM:
 		sink += strlen(p + sizeof(struct tlr_comm));
 		break;
+	case TLR_KALLSYMS: {
+		/* As a report reads it: the text up to the padding. */
+		char err[256];
+		struct kallsyms *k = kallsyms_parse(p, strnlen(p, rec->size), "KALLSYMS", err,
+						    sizeof(err));
+		uint32_t idx;
+
+		if (k) {
+			const char *name = kallsyms_name(k, kallsyms_text(k) + 0x1000, &idx);
+
+			sink += kallsyms_count(k) + (name ? strlen(name) : 0);
+			kallsyms_free(k);
+		}
+		break;
+	}
 	}
 }
 

@@ -8,7 +8,7 @@
  *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Iuserspace/lib -Ikmod \
  *       tests/fuzz/make_corpus.c userspace/lib/format/recording_writer.c \
  *       userspace/lib/format/sample_pack.c \
- *       -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
+ *       -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus [SEED]
  *
  * The seeds of format 1 (minimal, every-type, wide-no-end) were written
  * before format 2 and are kept as they are: old recordings must read.
@@ -155,6 +155,40 @@ static int every_type(struct tlr_writer *w)
 	       put(w, TLR_END, end, strlen(end), NULL, 0);
 }
 
+/*
+ * Kernel samples and the functions they fell in (KALLSYMS): two in
+ * do_syscall_64, one in clear_page_erms, one in user code.  Their names
+ * come from the record, whatever host reads it (tests/golden).
+ */
+static int kernel_symbols(struct tlr_writer *w)
+{
+	static const char path[] = "/usr/bin/true";
+	static const char ksyms[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81001000 t do_syscall_64\n"
+		"ffffffff81002000 T clear_page_erms\n";
+	static const uint64_t ips[] = {
+		0xffffffff81001010, 0xffffffff81001ff0, 0xffffffff81002004, 0x400010,
+	};
+	struct tlr_mmap m = { .tsc = 1, .pid = 100, .tid = 100,
+			      .start = 0x400000, .len = 0x1000, .prot = 5,
+			      .time_kind = TLR_TIME_START };
+	struct tlr_samples hdr = { .record_size = 32, .count = 4 };
+	uint64_t words[16] = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		words[i * 4] = 5000 + i * 100;
+		words[i * 4 + 1] = ips[i];
+		words[i * 4 + 2] = tailor_who_pack(100, 100, 0, i < 3 ? TAILOR_SF_KERNEL : 0);
+	}
+	return put(w, TLR_META, meta, strlen(meta), NULL, 0) ||
+	       put(w, TLR_MMAP, &m, sizeof(m), path, sizeof(path)) ||
+	       put(w, TLR_SAMPLES, &hdr, sizeof(hdr), words, sizeof(words)) ||
+	       put(w, TLR_KALLSYMS, ksyms, strlen(ksyms), NULL, 0) ||
+	       put(w, TLR_END, end, strlen(end), NULL, 0);
+}
+
 /* Wider samples (more registers, a data address); no END: cut short. */
 static int wide_no_end(struct tlr_writer *w)
 {
@@ -187,11 +221,19 @@ static int make(const char *dir, const char *name, uint32_t version,
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s CORPUS_DIR [SEED]\n", argv[0]);
 		return 2;
 	}
-	return make(argv[1], "minimal.tlr", TLR_VERSION, minimal) |
+	/* One seed: the others, of older formats, are kept as they are. */
+	if (argc == 3 && !strcmp(argv[2], "kernel-symbols.tlr"))
+		return make(argv[1], argv[2], TLR_VERSION, kernel_symbols);
+	if (argc == 3) {
+		fprintf(stderr, "%s: no seed '%s' (one: kernel-symbols.tlr)\n", argv[0], argv[2]);
+		return 2;
+	}
+	return make(argv[1], "kernel-symbols.tlr", TLR_VERSION, kernel_symbols) |
+	       make(argv[1], "minimal.tlr", TLR_VERSION, minimal) |
 	       make(argv[1], "every-type.tlr", TLR_VERSION, every_type) |
 	       make(argv[1], "wide-no-end.tlr", TLR_VERSION, wide_no_end) |
 	       make(argv[1], "packed.tlr", TLR_VERSION, packed) |

@@ -103,11 +103,26 @@ actual() {
 	"$tailor" report -f csv "$@" 2>"$work/err" | tail -n +2 | awk -F, '{print $1 "," $3}' | sort
 }
 
-for level in operator:4 pipeline:5 function:6 line:7; do
+for level in operator:4 pipeline:5 line:7; do
 	expected "${level#*:}" >"$work/exp"
 	actual -i "$work/ops.rec" -d "$work/ops.dict" -l "${level%:*}" >"$work/act"
 	same "level ${level%:*}: every row's samples as the ground truth says" "$work/exp" "$work/act"
 done
+# Functions are rows of their object, as perf's dso,sym: tw_generated_spin
+# in libtw_jit.so and in libtw_nodebug.so are two.
+while IFS=$'\t' read -r c _ _ _ _ fn _ where; do
+	case $where in
+	kernel) obj='[kernel.kallsyms]' ;;
+	nomap) obj='[unknown]' ;;
+	*) obj=$(object_of "$where") ;;
+	esac
+	printf '%s\t%s in %s\n' "$c" "$fn" "$obj"
+done <"$work/truth" | awk -F'\t' '{ s[$2] += $1 } END { for (k in s) print k "," s[k] }' |
+	sort >"$work/exp"
+"$tailor" report -f csv -i "$work/ops.rec" -d "$work/ops.dict" -l function 2>"$work/err" |
+	tail -n +2 | awk -F, '{ print $1 " in " $5 "," $3 }' | sort >"$work/act"
+same "level function: every (function, object) row's samples as the ground truth says" \
+	"$work/exp" "$work/act"
 awk -F'\t' '{ sum[$2] += $1 } END { for (k in sum) print k "," sum[k] }' \
 	"$work/truth-instruction" | sort >"$work/exp"
 actual -i "$work/ops.rec" -l instruction >"$work/act"
@@ -741,6 +756,40 @@ run "$tailor" help report
 run "$tailor" dump "$work/ops.data"
 [ $rc = 1 ] && grep -q "ops.data is a perf.data: tailor dump reads tailor recordings; for this file, perf report -D" "$work/err" &&
 	ok "tailor dump on a perf.data: exit 1, what reads it instead" || not_ok "dump perf.data (rc=$rc)" "$work/err"
+# --records: every record in file order by kind, a later writer's kind by
+# its number; each starts where the one before ends (8-byte header,
+# payload padded to 8), the last at the end of the file.
+run "$tailor" dump --records "$top/tests/fuzz/corpus/every-type.tlr"
+if [ $rc = 0 ] && [ "$(sed -n 's/^record: offset=[0-9]* kind=\([^ ]*\).*/\1/p' "$work/out" | paste -sd' ')" = \
+	"META MMAP COMM TASK SWITCH WAKEUP SWITCH SAMPLES FILE unknown SAMPLES END" ] &&
+	grep -q "^record: offset=[0-9]* kind=unknown type=77 size=8$" "$work/out" &&
+	awk -v size="$(stat -c %s "$top/tests/fuzz/corpus/every-type.tlr")" '
+		/^record: / { split($2, o, "="); n = split($NF, z, "=")
+			if (next_at && o[2] != next_at) bad = 1
+			next_at = o[2] + 8 + int((z[2] + 7) / 8) * 8 }
+		END { exit !(next_at == size && !bad) }' "$work/out"; then
+	ok "tailor dump --records: every record by kind in file order, an unknown kind by its number, end to end"
+else
+	not_ok "tailor dump --records (rc=$rc)" "$work/out"
+fi
+# A recording's kernel symbols (tailor record stores the functions its
+# kernel samples fell in): the seed's three kernel samples are named from
+# its KALLSYMS record, whatever this host runs; --kallsyms FILE overrides
+# them; dump counts them.
+ks=$top/tests/fuzz/corpus/kernel-symbols.tlr
+printf 'ffffffff81000000 T _text\nffffffff81001000 t other_name\n' >"$work/other.kallsyms"
+run "$tailor" report -i "$ks" -l function -f csv
+if [ $rc = 0 ] &&
+	[ "$(awk -F, 'NR > 1 && $5 == "[kernel.kallsyms]" { print $1 "=" $3 }' "$work/out" | sort | paste -sd' ')" = \
+	"clear_page_erms=1 do_syscall_64=2" ] &&
+	"$tailor" report -i "$ks" -l function 2>/dev/null | grep -q "^# kernel symbols: stored in the recording (3 symbols)$" &&
+	[ "$("$tailor" report -i "$ks" -l function -f csv --kallsyms "$work/other.kallsyms" 2>/dev/null |
+		awk -F, '$5 == "[kernel.kallsyms]" { print $1 "=" $3 }')" = "other_name=3" ] &&
+	"$tailor" dump "$ks" | grep -qx 'kernel_functions: 2'; then
+	ok "a recording's kernel symbols: named from its KALLSYMS record; --kallsyms FILE overrides; dump counts them"
+else
+	not_ok "a recording's kernel symbols (rc=$rc)" "$work/out"
+fi
 # No -i: tailor.rec first, else perf.data, said so.
 mkdir -p "$work/cwd" && cp "$work/ops.data" "$work/cwd/perf.data"
 (cd "$work/cwd" && "$tailor" report >"$work/out" 2>"$work/err"); rc=$?

@@ -13,7 +13,12 @@
 #   - functions: every function's samples equal those of perf script's
 #     sym, demangled as perf does (C++ builds; Rust and D symbols too);
 #   - events: a perf.data of two (cpu-clock, page-faults) gives each its
-#     own profile, perf's for that event, and names the other.
+#     own profile, perf's for that event, and names the other;
+#   - call stacks (perf record -g), kernel functions, the vDSO, names of
+#     C++, Rust and D; objects and processes (perf's comm,dso,sym); a
+#     stripped program, and its debug file found by build-id; periods
+#     weighed as perf report's overhead weighs them; node's JIT code;
+#     PLT entries.
 # User mode only: kernel symbols are another test's.  Needs perf, python3,
 # gcc and clang (scripts/setup.sh installs them).
 #
@@ -65,7 +70,11 @@ p = json.load(open(sys.argv[1]))
 kind = sys.argv[3]
 own = [l.rstrip("\n").split("\t") for l in open(sys.argv[4])]
 readable = dict(a.split("=", 1) for a in sys.argv[5:])
-got = {r["name"]: r["samples"] for r in p["rows"] if r["kind"] == kind}
+# A function of one name in two objects is two rows; perf's sym, one.
+got = {}
+for r in p["rows"]:
+    if r["kind"] == kind:
+        got[r["name"]] = got.get(r["name"], 0) + r["samples"]
 want = {}
 for l in open(sys.argv[2]):
     n, k = l.rstrip("\n").split("\t", 1)
@@ -200,6 +209,9 @@ fi
 # pprof do; they differ where a call ends its function -- ld.so's _start
 # calls _dl_start and "returns" to _dl_start_user, which perf names.  A
 # fixed period (-c): perf weighs samples by their periods, equal then.
+# pprof -top gives an inlined function (hot_lines.c's inlined_part) its
+# own flat, as its location's inline frames say; -noinlines counts it in
+# the function it was inlined into, as perf report --sort sym does.
 # clang: gcc 12 sets up no frame in a leaf that needs none, whatever the
 # flags, so its caller (main) would be missing from both tools' stacks.
 if clang -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
@@ -227,7 +239,7 @@ if clang -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer 
 			sub(/%/, "", c); sub(/%/, "", s); print $0 "\t" s "\t" c }' >"$work/calls.perf-children"
 	if "$tailor" report -i "$work/calls.data" -f pprof --stack function -o "$work/calls.pb.gz" \
 		2>"$work/why" &&
-		go tool pprof -top -sample_index=samples -nodefraction=0 -nodecount=1000 \
+		go tool pprof -top -noinlines -sample_index=samples -nodefraction=0 -nodecount=1000 \
 		"$work/calls.pb.gz" >"$work/calls.top" 2>>"$work/why" &&
 		nm --defined-only "$work/calls" | awk '$2 ~ /^[tT]$/ { print $3 }' >"$work/calls.own" &&
 		python3 - "$work/calls.top" "$work/calls.perf-children" "$work/calls.own" >>"$work/why" 2>&1 <<'EOF'
@@ -423,6 +435,237 @@ if gcc -std=gnu11 -O1 -g "$top/tests/symbols/mangled_names.c" -o "$work/mangled"
 else
 	cat "$work/mangled.rec" >>"$work/mangled.cc"
 	not_ok "mangled_names.c builds and perf records it" "$work/mangled.cc"
+fi
+
+# Objects and processes: two processes of one program under two names
+# (and the shell that started them); each row is perf's comm,dso,sym --
+# perf script's comm, dso and sym per sample -- exactly.
+if gcc -std=gnu11 -O1 -g "$top/tests/symbols/hot_lines.c" -o "$work/left" 2>"$work/procs.cc" &&
+	cp "$work/left" "$work/right" &&
+	perf record -q -e cpu-clock:u -F 4000 -o "$work/procs.data" -- \
+	sh -c "'$work/left' 25 & '$work/right' 25; wait" >"$work/procs.rec" 2>&1; then
+	perf script -i "$work/procs.data" -F comm,ip,sym,dso 2>/dev/null | awk '
+		match($0, /\(([^()]*)\)$/) {
+			dso = substr($0, RSTART + 1, RLENGTH - 2); sub(/.*\//, "", dso)
+			rest = substr($0, 1, RSTART - 1); comm = $1
+			sub(/^ *[^ ]+ +[0-9a-f]+ /, "", rest); sub(/ +$/, "", rest)
+			if (rest != "[unknown]") n[comm "\t" dso "\t" rest]++
+		}
+		END { for (k in n) print n[k] "\t" k }' | sort >"$work/procs.perf"
+	if "$tailor" report -i "$work/procs.data" -f json --top 0 >"$work/procs.json" 2>"$work/why" &&
+		"$tailor" report -i "$work/procs.data" >"$work/procs.txt" 2>>"$work/why" &&
+		grep -q "^# 3 processes had samples: a row per process and function" "$work/procs.txt" &&
+		grep -qE '^ +[0-9.]+% +[0-9]+  left +left +three_parts$' "$work/procs.txt" &&
+		python3 - "$work/procs.json" "$work/procs.perf" >>"$work/why" 2>&1 <<'EOF'
+import json, sys
+got = {}
+for r in json.load(open(sys.argv[1]))["rows"]:
+    if r["kind"] == "function":
+        got["\t".join((r["process"], r["object"], r["name"]))] = r["samples"]
+want = {}
+for l in open(sys.argv[2]):
+    n, k = l.rstrip("\n").split("\t", 1)
+    want[k] = int(n)
+bad = ["%s: tailor %s, perf %s" % (k.replace("\t", " "), got.get(k, 0), want.get(k, 0))
+       for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)]
+procs = set(k.split("\t")[0] for k in want)
+print("%d rows of %d processes, %d samples" % (len(want), len(procs), sum(want.values())))
+assert len(want) >= 6 and {"left", "right"} <= procs and not bad, "\n".join(bad)
+EOF
+	then
+		ok "objects and processes: each row is perf's comm,dso,sym ($(tail -1 "$work/why"))"
+	else
+		cat "$work/procs.txt" "$work/procs.perf" >>"$work/why"
+		not_ok "objects and processes: each row is perf's comm,dso,sym" "$work/why"
+	fi
+else
+	cat "$work/procs.rec" >>"$work/procs.cc"
+	not_ok "two processes of hot_lines under perf record" "$work/procs.cc"
+fi
+
+# A stripped program: its row says so and where names would come from;
+# with its debug file split off by objcopy and found by build-id under
+# --debug-dir (libdw's .build-id/xx/rest.debug), each function has the
+# samples perf gives it on the same perf.data with the unstripped file
+# in place (recorded with -N, so that perf reads the file, not a copy
+# in its build-id cache).
+mkdir -p "$work/stripped"
+if gcc -std=gnu11 -O1 -g "$top/tests/symbols/hot_lines.c" -o "$work/stripped/full" \
+	2>"$work/stripped.cc" &&
+	objcopy --only-keep-debug "$work/stripped/full" "$work/stripped/debug" &&
+	objcopy --strip-all "$work/stripped/full" "$work/stripped/hot" &&
+	perf record -N -q -e cpu-clock:u -F 4000 -o "$work/stripped.data" -- \
+	"$work/stripped/hot" 30 >"$work/stripped.rec" 2>&1; then
+	id=$(readelf -n "$work/stripped/hot" | awk '/Build ID:/ { print $3 }')
+	mkdir -p "$work/debugs/.build-id/${id:0:2}"
+	mv "$work/stripped/debug" "$work/debugs/.build-id/${id:0:2}/${id:2}.debug"
+	if "$tailor" report -i "$work/stripped.data" >"$work/stripped.txt" 2>"$work/why" &&
+		grep -qE '^ +[0-9.]+% +[0-9]+  hot +\[hot\]$' "$work/stripped.txt" &&
+		grep -qF "samples in $work/stripped/hot: no symbols (stripped); --level instruction gives their addresses" \
+		"$work/stripped.txt" && ! grep -q three_parts "$work/stripped.txt"; then
+		ok "a stripped program: one row [hot], and a note saying it has no symbols and where they would come from"
+	else
+		cat "$work/stripped.txt" >>"$work/why"
+		not_ok "a stripped program: one row [hot], and a note saying it has no symbols" "$work/why"
+	fi
+	cp "$work/stripped/hot" "$work/stripped/hot.s"
+	cp "$work/stripped/full" "$work/stripped/hot"
+	perf_counts "$work/stripped.data" sym >"$work/stripped.sym"
+	cp "$work/stripped/hot.s" "$work/stripped/hot"
+	if "$tailor" report -i "$work/stripped.data" --debug-dir "$work/debugs" -f json \
+		>"$work/stripped.json" 2>"$work/why" &&
+		grep -q three_parts "$work/stripped.sym" &&
+		compare stripped/full function "$work/stripped.json" "$work/stripped.sym"; then
+		ok "its debug file by build-id (--debug-dir): every function has perf's samples from the unstripped file ($(head -1 "$work/why"))"
+	else
+		cat "$work/stripped.sym" >>"$work/why"
+		not_ok "its debug file by build-id (--debug-dir): every function has perf's samples from the unstripped file" \
+			"$work/why"
+	fi
+	if ! "$tailor" report -i "$work/stripped.data" --debug-dir "$work/stripped.data" \
+		>/dev/null 2>"$work/why" && grep -q -- "--debug-dir .*: not a directory" "$work/why"; then
+		ok "--debug-dir on a file: refused, saying so"
+	else
+		not_ok "--debug-dir on a file: refused, saying so" "$work/why"
+	fi
+else
+	cat "$work/stripped.rec" >>"$work/stripped.cc"
+	not_ok "hot_lines stripped by objcopy and recorded" "$work/stripped.cc"
+fi
+
+# Periods: page-faults at a frequency (perf record -F) give each sample
+# the faults since the last, from 1 to thousands; perf report's overhead
+# weighs by them, and so do tailor's shares: each (comm, dso, sym) row's
+# share is perf report's, to its two decimals.  Where both name a row
+# alike -- libc's fork has two symbols, and tailor picks as libdwfl does
+# -- most of the weight must be so named.
+# Debian's python3 itself: a version manager's shim would run programs
+# of its own first.
+if perf record -q -e page-faults -F 500 -o "$work/faults.data" -- /usr/bin/python3 -c \
+	'a = [bytearray(4096 * 50) for i in range(3000)]' >"$work/faults.rec" 2>&1; then
+	perf report -i "$work/faults.data" --stdio --sort comm,dso,sym -t '|' 2>/dev/null |
+		awk -F'|' '/^ *[0-9.]+%/ { gsub(/ +/, "", $2); gsub(/ +$/, "", $3); gsub(/ +$/, "", $4)
+			sub(/^ +/, "", $1); sub(/%.*/, "", $1); sub(/^\[.\] /, "", $4)
+			print $1 "\t" $2 "\t" $3 "\t" $4 }' >"$work/faults.perf"
+	if "$tailor" report -i "$work/faults.data" -f json --top 0 >"$work/faults.json" 2>"$work/why" &&
+		"$tailor" report -i "$work/faults.data" >"$work/faults.txt" 2>>"$work/why" &&
+		grep -q "^# shares weigh each sample by its period" "$work/faults.txt" &&
+		python3 - "$work/faults.json" "$work/faults.perf" >>"$work/why" 2>&1 <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+procs = any("process" in r for r in d["rows"])
+got = {}
+for r in d["rows"]:
+    got[(r.get("process", ""), r["object"], r["name"])] = r["share"]
+judged = bad = 0.0
+lines = []
+for l in open(sys.argv[2]):
+    share, comm, dso, sym = l.rstrip("\n").split("\t")
+    key = (comm if procs else "", dso, sym)
+    if key not in got:
+        lines.append("  (not judged) %s %s %s: perf %s%%, tailor has no such row" % (comm, dso, sym, share))
+        continue
+    judged += float(share)
+    if abs(got[key] - float(share)) > 0.006:
+        bad += 1
+        lines.append("  %s %s %s: tailor %.2f%%, perf %s%%" % (comm, dso, sym, got[key], share))
+print("\n".join(lines[:12]))
+print("%.2f%% of perf's overhead in rows named alike, each row's share equal" % judged)
+assert d["weight"] == "period" and judged >= 90 and not bad
+EOF
+	then
+		ok "page-faults at a frequency: shares weigh the samples' periods, each row perf report's overhead ($(tail -1 "$work/why"))"
+	else
+		cat "$work/faults.txt" "$work/faults.perf" >>"$work/why"
+		not_ok "page-faults at a frequency: shares weigh the samples' periods, each row perf report's overhead" \
+			"$work/why"
+	fi
+else
+	not_ok "perf record -e page-faults -F 500 of /usr/bin/python3" "$work/faults.rec"
+fi
+
+# node --perf-basic-prof: V8's code named through its perf map, node's
+# builtins and C++ through its symbols -- every (object, function) row has
+# perf script's samples.  libc's are printed, not judged: where it has
+# several symbols at one address (malloc and __libc_malloc), tailor names
+# it as libdwfl does and perf by its own ranking.
+if command -v node >/dev/null; then
+	cat >"$work/hot.js" <<'JS'
+function hot(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
+function cold(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 3) % 1000033; return s; }
+let t = 0;
+for (let r = 0; r < 40; r++) { t += hot(3000000); t += cold(1000000); }
+console.log(t);
+JS
+	# In $work: V8 may leave isolate-*.log files where it runs.
+	if (cd "$work" && perf record -q -e cpu-clock:u -F 4000 -o "$work/node.data" -- \
+		node --perf-basic-prof "$work/hot.js" >"$work/node.rec" 2>&1) &&
+		perf script -i "$work/node.data" -F ip,sym,dso 2>/dev/null | awk '
+			match($0, /\(([^()]*)\)$/) {
+				dso = substr($0, RSTART + 1, RLENGTH - 2); sub(/.*\//, "", dso)
+				rest = substr($0, 1, RSTART - 1); sub(/^ *[0-9a-f]+ /, "", rest); sub(/ +$/, "", rest)
+				if (rest != "[unknown]") n[dso "\t" rest]++
+			}
+			END { for (k in n) print n[k] "\t" k }' >"$work/node.perf" &&
+		"$tailor" report -i "$work/node.data" -f json --top 0 >"$work/node.json" 2>"$work/why" &&
+		python3 - "$work/node.json" "$work/node.perf" >>"$work/why" 2>&1 <<'EOF'
+import json, sys
+got = {}
+for r in json.load(open(sys.argv[1]))["rows"]:
+    if r["kind"] == "function":
+        got[(r["object"], r["name"])] = r["samples"]
+want = {}
+for l in open(sys.argv[2]):
+    n, dso, sym = l.rstrip("\n").split("\t", 2)
+    want[(dso, sym)] = int(n)
+judged = lambda k: k[0] != "libc.so.6"
+diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+for k in diff[:12]:
+    print("  %s%s %s: tailor %s, perf %s" % ("" if judged(k) else "(not judged) ", k[0], k[1],
+                                             got.get(k, 0), want.get(k, 0)))
+n = sum(v for k, v in want.items() if judged(k))
+print("%d functions, %d of %d samples judged" % (len(want), n, sum(want.values())))
+assert not [k for k in diff if judged(k)] and n >= 0.9 * sum(want.values())
+assert any(s.startswith("JS:*hot ") for _, s in want) and any(s.startswith("JS:*hot ") for _, s in got)
+EOF
+	then
+		ok "node --perf-basic-prof: every (object, function) row has perf's samples ($(tail -1 "$work/why"))"
+	else
+		cat "$work/node.rec" >>"$work/why"
+		not_ok "node --perf-basic-prof: every (object, function) row has perf's samples" "$work/why"
+	fi
+	rm -f /tmp/perf-"$(perf script -i "$work/node.data" -F pid 2>/dev/null | head -1 | tr -d ' ')".map
+else
+	skip "node is needed (scripts/setup.sh installs nodejs)"
+fi
+
+# PLT entries, which no symbol covers: named NAME@plt by their .rela.plt
+# relocation, as perf names them where it can.  perf 6.1 names this
+# program's labs@plt "_init": _init has no size, perf stretches it to the
+# next symbol, over the PLT.  The truth is by address: a non-PIE build
+# runs at its link addresses, and the samples whose IP lies in .plt past
+# its header entry are labs@plt's.
+if gcc -std=gnu11 -O1 -g -fno-builtin -no-pie "$top/tests/symbols/plt_calls.c" -o "$work/plt" \
+	2>"$work/plt.cc" &&
+	perf record -q -e cpu-clock:u -F 4000 -o "$work/plt.data" -- "$work/plt" 200 \
+	>"$work/plt.rec" 2>&1; then
+	read -r start size < <(readelf -SW "$work/plt" | awk '$2 == ".plt" { print $4, $6 }')
+	want=$(perf script -i "$work/plt.data" -F ip 2>/dev/null | python3 -c '
+import sys
+s, e = int(sys.argv[1], 16) + 16, int(sys.argv[1], 16) + int(sys.argv[2], 16)
+print(sum(1 for l in sys.stdin if l.strip() and s <= int(l.split()[0], 16) < e))' "$start" "$size")
+	got=$("$tailor" report -i "$work/plt.data" -f json --top 0 2>"$work/why" | python3 -c '
+import json, sys
+print(sum(r["samples"] for r in json.load(sys.stdin)["rows"] if r["name"] == "labs@plt"))')
+	if [ "$want" -ge 100 ] && [ "$got" = "$want" ]; then
+		ok "a PLT entry: labs@plt, with the $want samples whose IP is in it"
+	else
+		echo "samples in .plt's labs entry $want, tailor's labs@plt $got" >>"$work/why"
+		not_ok "a PLT entry: labs@plt, with the samples whose IP is in it" "$work/why"
+	fi
+else
+	cat "$work/plt.rec" >>"$work/plt.cc"
+	not_ok "plt_calls.c builds (non-PIE) and perf records it" "$work/plt.cc"
 fi
 
 tap_totals

@@ -212,7 +212,12 @@ struct bad_dict {
 
 static const struct bad_dict bad_dicts[] = {
 	{ "", ":1: empty file" },
-	{ "tailor-dictionary\t2\n", ":1: dictionary format 2" },
+	{ "tailor-dictionary\t3\n", ":1: dictionary format 3 is not a version this tailor reads (1 and 2)" },
+	{ "tailor-dictionary\t1\nmodule\t/usr/bin/e\t-\n", ":2: 'module' lines are format version 2's" },
+	{ "tailor-dictionary\t2\nmodule\tbin/e\t-\n", ":2: module path 'bin/e' is not absolute" },
+	{ "tailor-dictionary\t2\nmodule\t/bin/e\tabc\n", ":2: build-id 'abc' is not 2 to 80 hex digits" },
+	{ "tailor-dictionary\t2\nmodule\t/bin/e\tABCD\n", ":2: build-id 'ABCD' is not lowercase hex" },
+	{ "tailor-dictionary\t2\nmodule\t/bin/e\t-\nmodule\t/bin/e\tab\n", ":3: module '/bin/e' named twice" },
 	{ "hello\n", ":1: not a tailor dictionary" },
 	{ "tailor-dictionary\t1\ncomponent\top\t1\tX\n", ":2: unknown level 'op'" },
 	{ "tailor-dictionary\t1\nlevel\top\nlevel\top\n", ":3: level 'op' declared twice" },
@@ -269,6 +274,53 @@ static void test_extensions_and_comments(void)
 	}
 }
 
+/* A module by an address in it: this program, its path and build-id as readelf says. */
+static void test_modules(void)
+{
+	struct tailor_dict *d = tailor_dict_new();
+	char err[256], exe[4096], cmd[4200], want[128] = "";
+	struct tdict *r;
+	ssize_t n;
+	FILE *f;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	check(n > 0);
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | awk '/Build ID:/ { print $3 }'", exe);
+	f = popen(cmd, "r");
+	check(f && fgets(want, sizeof(want), f));
+	if (f)
+		pclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	check(tailor_dict_module_of(d, (const void *)test_modules) == 0);
+	/* Once per path; a second address in the same file adds nothing. */
+	check(tailor_dict_module_of(d, (const void *)test_roundtrip) == 0);
+	check(tailor_dict_module(d, "/usr/lib/libgenerated.so", NULL) == 0);
+	check(tailor_dict_write(d, tmp_path) == 0);
+	tailor_dict_free(d);
+	r = tdict_load(tmp_path, err, sizeof(err));
+	check(r != NULL);
+	if (!r) {
+		printf("# %s\n", err);
+		return;
+	}
+	check(r->version == 2);
+	check(r->nr_modules == 2);
+	if (r->nr_modules == 2) {
+		check(!strcmp(r->modules[0].path, exe));
+		check(r->modules[0].build_id && !strcmp(r->modules[0].build_id, want));
+		check(!strcmp(r->modules[1].path, "/usr/lib/libgenerated.so"));
+		check(r->modules[1].build_id == NULL);
+	}
+	tdict_free(r);
+	d = tailor_dict_new();
+	check(tailor_dict_module(d, "relative.so", NULL) == -EINVAL);
+	tailor_dict_free(d);
+	d = tailor_dict_new();
+	check(tailor_dict_module_of(d, NULL) == -ENOENT);
+	tailor_dict_free(d);
+}
+
 int main(void)
 {
 	snprintf(tmp_path, sizeof(tmp_path), "/tmp/tailor-dict-test.%d", (int)getpid());
@@ -276,6 +328,7 @@ int main(void)
 	TEST(test_writer_refusals(), "the writer refuses what the format cannot hold");
 	TEST(test_reader_refusals(), "the reader refuses bad lines, naming the line");
 	TEST(test_extensions_and_comments(), "comments, blank lines and x- extensions are skipped");
+	TEST(test_modules(), "modules by path and build-id, found from an address, read back (version 2)");
 	unlink(tmp_path);
 	return test_done();
 }

@@ -14,7 +14,7 @@
 #include "tailor/recording.h"
 #include "usage.h"
 
-#define TAILOR_VERSION	"0.6"
+#define TAILOR_VERSION	"0.7"
 
 extern const struct cli_command cmd_record, cmd_dump, cmd_report, cmd_timeline,
 	cmd_completion;

@@ -28,7 +28,7 @@ static bool is_perf_data(const char *path)
 
 static int run_dump(const struct cli_command *cmd, int argc, char **argv);
 
-enum { OPT_SAMPLES = OPT_LONG_ONLY, OPT_MMAPS, OPT_SWITCHES };
+enum { OPT_SAMPLES = OPT_LONG_ONLY, OPT_MMAPS, OPT_SWITCHES, OPT_RECORDS };
 
 static const struct cli_option dump_options[] = {
 	{ .id = 'i', .name = "input", .arg = "FILE",
@@ -39,6 +39,10 @@ static const struct cli_option dump_options[] = {
 		  "registers by name (in a kernel sample of the\n"
 		  "software clock, the user registers at kernel\n"
 		  "entry: rip is where the thread entered)" },
+	{ .id = OPT_RECORDS, .name = "records",
+	  .help = "also print every record in file order: its offset,\n"
+		  "kind (META, SAMPLES, MMAP ...; an unknown kind by\n"
+		  "its number) and payload size" },
 	{ .id = OPT_MMAPS, .name = "mmaps",
 	  .help = "also print every executable mapping" },
 	{ .id = OPT_SWITCHES, .name = "switches",
@@ -85,8 +89,26 @@ struct dump_state {
 	uint64_t print_samples;
 	bool print_mmaps;
 	bool print_switches;
+	bool print_records;
 	bool have_meta, have_end;
+	uint64_t unknown_shown;
+	uint64_t kernel_symbols;	/* lines of the KALLSYMS record, _text's too */
+	bool have_kallsyms;
 };
+
+/* The record kinds of docs/recording-format.md, by type. */
+static const char *const kind_names[] = {
+	[TLR_META] = "META", [TLR_SAMPLES] = "SAMPLES", [TLR_MMAP] = "MMAP",
+	[TLR_COMM] = "COMM", [TLR_TASK] = "TASK", [TLR_END] = "END", [TLR_ROUND] = "ROUND",
+	[TLR_SWITCH] = "SWITCH", [TLR_WAKEUP] = "WAKEUP", [TLR_FILE] = "FILE",
+	[TLR_SAMPLES_PACKED] = "SAMPLES_PACKED", [TLR_KALLSYMS] = "KALLSYMS",
+};
+
+static const char *kind_name(uint32_t type)
+{
+	return type < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[type] ?
+	       kind_names[type] : NULL;
+}
 
 static void count_thread(struct dump_state *d, uint32_t pid, uint32_t tid)
 {
@@ -189,6 +211,16 @@ static void take_samples(struct dump_state *d, const uint8_t *p, uint32_t count,
 
 static void take_record(struct dump_state *d, const struct tlr_record *rec)
 {
+	const char *kind = kind_name(rec->type);
+
+	if (d->print_records) {
+		if (kind)
+			printf("record: offset=%" PRIu64 " kind=%s size=%u\n", rec->offset, kind,
+			       rec->size);
+		else
+			printf("record: offset=%" PRIu64 " kind=unknown type=%u size=%u\n",
+			       rec->offset, rec->type, rec->size);
+	}
 	switch (rec->type) {
 	case TLR_META:
 		d->have_meta = true;
@@ -263,7 +295,20 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 	case TLR_ROUND:
 		d->rounds++;
 		break;
+	case TLR_KALLSYMS: {
+		const char *p = rec->payload;
+		uint32_t i;
+
+		d->have_kallsyms = true;
+		for (i = 0; i < rec->size && p[i]; i++)
+			d->kernel_symbols += p[i] == '\n';
+		break;
+	}
 	default:
+		/* A later writer's kind: skipped, and named by its number. */
+		if (!d->print_records && d->unknown_shown++ < 16)
+			printf("unknown_record: offset=%" PRIu64 " type=%u size=%u (skipped)\n",
+			       rec->offset, rec->type, rec->size);
 		d->unknown++;
 	}
 }
@@ -303,6 +348,9 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_SWITCHES:
 			d.print_switches = true;
 			break;
+		case OPT_RECORDS:
+			d.print_records = true;
+			break;
 		case 'h':
 			usage_print(cmd, stdout);
 			return EXIT_OK;
@@ -338,6 +386,10 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 	       d.files, d.unknown);
 	if (d.samples)
 		printf("tsc_span: %" PRIu64 "\n", d.last_tsc - d.first_tsc);
+	/* _text and the functions the kernel samples fell in. */
+	if (d.have_kallsyms)
+		printf("kernel_functions: %" PRIu64 "\n",
+		       d.kernel_symbols ? d.kernel_symbols - 1 : 0);
 	if (d.flags_used & TAILOR_CFG_TAG_WORD)
 		printf("tag_word_unreadable: %" PRIu64 "\n", d.tag_word_bad);
 	if (d.nr_threads)

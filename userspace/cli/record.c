@@ -26,9 +26,12 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "tailor/kallsyms.h"
 #include "tailor/sample_pack.h"
 #include "tailor/symbols.h"
 #include "tailor/x86_regs.h"
+#include "util/grow.h"
+#include "util/hashmap.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open	434	/* x86-64, Linux 5.3; older headers lack it */
@@ -507,7 +510,76 @@ struct recorder {
 	uint64_t start_wall_ns;	/* CLOCK_REALTIME at META */
 	char reason[96];
 	char tag_word_from[160];	/* "symbol NAME" or "offset" */
+	/* The kernel samples' distinct IPs, for the symbols stored at the end. */
+	struct pair_map kernel_ip_seen;
+	uint64_t *kernel_ips;
+	size_t nr_kernel_ips, cap_kernel_ips;
+	bool kernel_ips_dropped;	/* out of memory: some left out */
 };
+
+static int write_text(struct tlr_writer *w, uint32_t type, const char *text)
+{
+	const void *parts[] = { text };
+	size_t lens[] = { strlen(text) };
+
+	return tlr_write(w, type, parts, lens, 1);
+}
+
+static int write_text_len(struct tlr_writer *w, uint32_t type, const char *text, size_t len)
+{
+	const void *parts[] = { text };
+	size_t lens[] = { len };
+
+	return tlr_write(w, type, parts, lens, 1);
+}
+
+/* A kernel sample's IP, kept once. */
+static void note_kernel_ip(struct recorder *r, uint64_t ip)
+{
+	uint32_t v;
+
+	if (pair_map_get(&r->kernel_ip_seen, ip, 0, &v))
+		return;
+	if (array_grow((void **)&r->kernel_ips, &r->cap_kernel_ips, r->nr_kernel_ips + 1,
+		       sizeof(*r->kernel_ips)) ||
+	    pair_map_put(&r->kernel_ip_seen, ip, 0, 1)) {
+		r->kernel_ips_dropped = true;
+		return;
+	}
+	r->kernel_ips[r->nr_kernel_ips++] = ip;
+}
+
+/*
+ * The kernel functions the samples fell in, from this host's
+ * /proc/kallsyms, into the recording: a report names them wherever it
+ * runs, whatever kernel that host boots.  Hidden addresses
+ * (kptr_restrict, without root) are said, and the recording keeps its
+ * samples unnamed.
+ */
+static void store_kernel_symbols(struct recorder *r)
+{
+	char err[512];
+	struct kallsyms *k;
+	size_t len;
+	char *text;
+
+	if (!r->nr_kernel_ips)
+		return;
+	k = kallsyms_load("/proc/kallsyms", err, sizeof(err));
+	if (!k) {
+		if (!r->o->quiet)
+			fprintf(stderr, "tailor: kernel functions stay unnamed in the recording: %s\n",
+				err);
+		return;
+	}
+	text = kallsyms_subset(k, r->kernel_ips, r->nr_kernel_ips, &len);
+	if (text && len)
+		write_text_len(r->w, TLR_KALLSYMS, text, len);
+	if (r->kernel_ips_dropped && !r->o->quiet)
+		fprintf(stderr, "tailor: out of memory for kernel IPs: some kernel functions stay unnamed\n");
+	free(text);
+	kallsyms_free(k);
+}
 
 static uint64_t mono_ns(void)
 {
@@ -690,14 +762,6 @@ static int build_config(struct recorder *r, pid_t target)
 	return 0;
 }
 
-static int write_text(struct tlr_writer *w, uint32_t type, const char *text)
-{
-	const void *parts[] = { text };
-	size_t lens[] = { strlen(text) };
-
-	return tlr_write(w, type, parts, lens, 1);
-}
-
 static int write_meta(struct recorder *r, pid_t target)
 {
 	struct record_opts *o = r->o;
@@ -868,6 +932,12 @@ static int pull_samples(struct recorder *r, bool *drained)
 					if (err)
 						return err;
 					continue;
+				}
+				if (tailor_who_flags(who) & TAILOR_SF_KERNEL) {
+					uint64_t ip;
+
+					memcpy(&ip, rec + 8, sizeof(ip));
+					note_kernel_ip(r, ip);
 				}
 				packed += tlr_pack_one(&st, rec, r->pack + packed);
 				count++;
@@ -1051,6 +1121,7 @@ static int finish(struct recorder *r, int exit_code)
 	if (!tlr_writer_error(r->w))
 		err |= jit_files_carry(r->o->output, r->w,
 				       r->o->command ? r->start_wall_ns : 0, r->o->quiet) != 0;
+	store_kernel_symbols(r);
 	if (tlr_writer_error(r->w))
 		snprintf(r->reason, sizeof(r->reason), "write-error %s",
 			 strerror(-tlr_writer_error(r->w)));
@@ -1247,6 +1318,8 @@ out:
 	sideband_close(r.sb);
 	device_unmap_rings(&r.maps);
 	free(r.pack);
+	free(r.kernel_ips);
+	pair_map_free(&r.kernel_ip_seen);
 	if (r.command_fd >= 0)
 		close(r.command_fd);
 	if (r.fd >= 0)

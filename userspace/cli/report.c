@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include "tailor/dictionary_reader.h"
 #include "tailor/kallsyms.h"
@@ -52,7 +53,7 @@ static const char *const *format_names(void)
 enum {
 	OPT_TOP = OPT_LONG_ONLY, OPT_SOURCE_FILE, OPT_HTML, OPT_SVG, OPT_TIME, OPT_TID,
 	OPT_PID, OPT_TSC_KHZ, OPT_TAG_REGISTER, OPT_KERNEL_APART, OPT_STACK, OPT_QUERY,
-	OPT_NO_DEMANGLE, OPT_EVENT, OPT_CHILDREN, OPT_KALLSYMS,
+	OPT_NO_DEMANGLE, OPT_EVENT, OPT_CHILDREN, OPT_KALLSYMS, OPT_DEBUG_DIR,
 	OPT_BY_QUERY, OPT_CRITICAL,
 };
 
@@ -77,9 +78,11 @@ static const struct cli_option report_options[] = {
 		  "dictionary's tag-register line, else r15)",
 	  .complete = "r15 r14 r13 r12 rbx rbp" },
 	{ .id = OPT_KALLSYMS, .name = "kallsyms", .arg = "FILE",
-	  .help = "kernel function names for a perf.data, from this\n"
-		  "copy of the recording kernel's /proc/kallsyms (as\n"
-		  "root: addresses are hidden otherwise).  By default\n"
+	  .help = "kernel function names from this copy of the\n"
+		  "recording kernel's /proc/kallsyms (as root:\n"
+		  "addresses are hidden otherwise).  By default, a\n"
+		  "tailor recording's own (tailor record stores the\n"
+		  "functions its samples fell in); for a perf.data,\n"
 		  "/proc/kallsyms, only where the file was recorded\n"
 		  "on this host with this kernel release; the header\n"
 		  "says which was used, or why none",
@@ -106,6 +109,14 @@ static const struct cli_option report_options[] = {
 		  "else function)",
 	  .complete = "operator pipeline query task function line instruction",
 	  .section = "what to show" },
+	{ .id = OPT_DEBUG_DIR, .name = "debug-dir", .arg = "DIR",
+	  .help = "look for objects' separate debug files (symbols\n"
+		  "and DWARF split off a stripped file) under DIR as\n"
+		  "well: by build-id (DIR/.build-id/xx/rest.debug),\n"
+		  "then by .gnu_debuglink; by default they are looked\n"
+		  "for beside the file, in its .debug/ and under\n"
+		  "/usr/lib/debug, as gdb and libdw do",
+	  .complete = "@file" },
 	{ .id = OPT_NO_DEMANGLE, .name = "no-demangle",
 	  .help = "C++, Rust and D functions by their symbols'\n"
 		  "names (_ZN3eng4JoinImE5probeEm); by default they\n"
@@ -335,6 +346,7 @@ const struct cli_command cmd_timeline = {
 
 struct report_opts {
 	const char *input, *level, *html, *svg, *tag_register, *output, *event, *kallsyms;
+	const char *debug_dir;
 	const struct view *view;
 	const struct exporter *format;
 	const char *dict_paths[MAX_DICTS];
@@ -611,6 +623,9 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv,
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
 			break;
+		case OPT_DEBUG_DIR:
+			o->debug_dir = val;
+			break;
 		case OPT_KERNEL_APART:
 			o->kernel_apart = true;
 			break;
@@ -813,9 +828,9 @@ static int close_output(const struct cli_command *cmd, const struct report_opts 
 }
 
 static int write_output(const struct cli_command *cmd, const struct report_opts *o,
-			const struct report *r)
+			const struct report *r, struct symbolizer *sym)
 {
-	struct export_profile p = { r->input, r->info, &r->agg, r->attr };
+	struct export_profile p = { r->input, r->info, &r->agg, r->attr, sym };
 	FILE *out = open_output(cmd, o);
 	struct doc *d;
 	int ret;
@@ -852,13 +867,33 @@ static struct kallsyms *kernel_symbols(const struct cli_command *cmd, const stru
 
 	*rc = 0;
 	*delta = 0;
-	/* A tailor recording carries no kernel symbols yet: no line about them. */
-	if (strcmp(info->format, "perf.data")) {
-		if (o->kallsyms)
-			*rc = usage_error(cmd, "--kallsyms names a perf.data's kernel functions; %s is a tailor recording",
-					  o->input);
-		return NULL;
+	/*
+	 * A tailor recording stores the kernel functions its samples fell in
+	 * (taken from the recording host's /proc/kallsyms as it ended), so
+	 * nothing of this host's is read.  --kallsyms FILE overrides them; a
+	 * recording without them (no kernel samples, addresses hidden from
+	 * the recorder) gets no line about them.
+	 */
+	if (strcmp(info->format, "perf.data") && !path) {
+		if (!info->kallsyms)
+			return NULL;
+		k = kallsyms_parse(info->kallsyms, info->kallsyms_len, "its KALLSYMS record", err,
+				   sizeof(err));
+		if (!k) {
+			snprintf(r->kernel_symbols, sizeof(r->kernel_symbols), "none: %.240s", err);
+			return NULL;
+		}
+		snprintf(r->kernel_symbols, sizeof(r->kernel_symbols),
+			 "stored in the recording (%zu symbol%s)", kallsyms_count(k),
+			 kallsyms_count(k) == 1 ? "" : "s");
+		return k;
 	}
+	/*
+	 * No kernel sample to name (perf record -e ...:u): nothing is read,
+	 * nor said -- /proc/kallsyms costs tens of milliseconds to parse.
+	 */
+	if (!path && info->kernel_samples_counted && !info->nr_kernel_samples)
+		return NULL;
 	if (!path) {
 		gethostname(host, sizeof(host) - 1);
 		if (uname(&u) || !info->hostname[0] || strcmp(info->hostname, host) ||
@@ -878,6 +913,7 @@ static struct kallsyms *kernel_symbols(const struct cli_command *cmd, const stru
 		snprintf(r->kernel_symbols, sizeof(r->kernel_symbols), "none: %.240s", err);
 		return NULL;
 	}
+	/* perf.data's kernel map gives the recording boot's _text (KASLR). */
 	if (info->kernel_text && kallsyms_text(k))
 		*delta = info->kernel_text - kallsyms_text(k);
 	snprintf(r->kernel_symbols, sizeof(r->kernel_symbols), "%s%s%s", path,
@@ -965,8 +1001,11 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 	o->agg.memory = (needs & VIEW_NEEDS_MEMORY) || o->html;
 	o->agg.stacks = (o->format->needs & EXPORT_NEEDS_STACKS) || o->children;
 	o->agg.slices = o->format->needs & EXPORT_NEEDS_SLICES;
+	o->agg.sample_stacks = o->format->needs & EXPORT_NEEDS_SAMPLE_STACKS;
 	o->agg.by_query = o->by_query || (o->html && attr_has_queries(r->attr));
 	o->agg.lanes = (needs & VIEW_NEEDS_LANES) || o->html || (o->svg && o->view == &view_lanes);
+	o->agg.processes = o->view == &view_table && !o->format->write_profile && !o->by_query &&
+			   !o->children && table_by_code(r);
 	o->agg.progress = isatty(STDERR_FILENO) && r->info->nr_samples >= PROGRESS_SAMPLES;
 	if (agg_prepare(&r->agg, r->info, r->attr, &o->agg, err, sizeof(err)))
 		return strstr(err, "TSC") ? cmd_fail(cmd, "%s: %s", r->input, err) :
@@ -977,6 +1016,54 @@ static int prepare(const struct cli_command *cmd, struct report_opts *o, struct 
 			return usage_error(cmd, "--bucket %s makes %" PRIu64 " columns of lanes over %s; at most %d",
 					   fmt_ns(o->agg.bucket_ns, t1, sizeof(t1)), columns,
 					   fmt_ns(r->agg.span_ns, t2, sizeof(t2)), MAX_LANE_COLUMNS);
+	}
+	return 0;
+}
+
+/*
+ * A dictionary belongs to a program: one that names its modules is
+ * refused for a profile that maps none of them (another program's, whose
+ * r15 holds values of its own), or maps one only as another build (its
+ * lines may have moved).  A version 1 dictionary names none: applied as
+ * it is.
+ */
+static int check_dict_modules(const struct cli_command *cmd, const struct report_opts *o,
+			      struct symbolizer *sym, struct tdict **dicts)
+{
+	char id[SYM_BUILD_ID_HEX], names[2048];
+	const char *mapped;
+	size_t m, at;
+	int i;
+
+	for (i = 0; i < o->nr_dicts; i++) {
+		const struct tdict *d = dicts[i];
+		bool found = false;
+
+		if (!d->nr_modules)
+			continue;
+		for (m = 0; m < d->nr_modules && !found; m++) {
+			const struct tdict_module *mod = &d->modules[m];
+
+			switch (sym_find_module(sym, mod->path, mod->build_id, &mapped, id,
+						sizeof(id))) {
+			case SYM_MODULE_MAPPED:
+				found = true;
+				break;
+			case SYM_MODULE_OTHER_BUILD:
+				return cmd_fail(cmd, "%s describes %s of build-id %s, but %s maps it as build-id %s: the dictionary of another build (write it again with this one)",
+						o->dict_paths[i], mod->path, mod->build_id, o->input, id);
+			case SYM_MODULE_NONE:
+				break;
+			}
+		}
+		if (found)
+			continue;
+		for (m = 0, at = 0; m < d->nr_modules && at < sizeof(names); m++)
+			at += snprintf(names + at, sizeof(names) - at, "%s%s (build-id %s)",
+				       m ? ", " : "", d->modules[m].path,
+				       d->modules[m].build_id ? d->modules[m].build_id : "none");
+		return cmd_fail(cmd, "%s describes %s; %s maps none of them: the dictionary of another program",
+				o->dict_paths[i], names, o->input);
 	}
 	return 0;
 }
@@ -1067,6 +1154,24 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 	if (!sym)
 		goto out;
 	sym_set_demangle(sym, !o.no_demangle);
+	if (o.debug_dir) {
+		char *dir = realpath(o.debug_dir, NULL);
+		struct stat st;
+
+		if (!dir || stat(dir, &st) || !S_ISDIR(st.st_mode) || strchr(dir, ':')) {
+			ret = usage_error(cmd, "--debug-dir %s: %s", o.debug_dir,
+					  !dir ? strerror(errno) : !S_ISDIR(st.st_mode) ?
+					  "not a directory" :
+					  "its path has a ':', libdw's separator of directories");
+			free(dir);
+			goto out;
+		}
+		if (sym_set_debug_dir(sym, dir)) {
+			free(dir);
+			goto out;
+		}
+		free(dir);
+	}
 	s = session_open(o.input, &so, err, sizeof(err));
 	if (!s) {
 		ret = cmd_fail(cmd, "%s: %s", o.input, err);
@@ -1108,9 +1213,12 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 			       o.input);
 		goto out;
 	}
+	ret = check_dict_modules(cmd, &o, sym, dicts);
+	if (ret)
+		goto out;
 	print_input_problems(cmd, &r);
 	print_jit_problems(cmd, sym);
-	ret = write_output(cmd, &o, &r);
+	ret = write_output(cmd, &o, &r, sym);
 	if (!ret && o.svg)
 		ret = write_svg_file(cmd, &r, o.svg);
 	if (!ret && o.html) {

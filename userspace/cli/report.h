@@ -66,6 +66,8 @@ void report_meta(const struct report *r, struct doc *d);
 void report_notes(const struct report *r, struct doc *d);
 const char *row_kind_name(const struct attr_row *row);
 const char *row_name(const struct report *r, uint32_t row);
+/* Whether the table is of code (function or line level): with objects. */
+bool table_by_code(const struct report *r);
 /* "## query fig3 #1: 300 samples (12.50% of all)": a section's title line. */
 const char *query_title(const struct report *r, struct doc *d, uint32_t query,
 			uint64_t samples);

@@ -149,10 +149,19 @@ void report_notes(const struct report *r, struct doc *d)
 		doc_cell(d, t, doc_str(attr_note_text(n)));
 	}
 	for (i = 0; i < attr_nr_nodebug(r->attr); i++) {
-		const char *obj = attr_nodebug(r->attr, i, &count);
+		bool stripped;
+		const char *obj = attr_nodebug(r->attr, i, &count, &stripped);
 
-		if (count)
-			doc_footer(d, "#   %" PRIu64 " sample%s in %s, which has no line information (build with -g, or install its debug symbols)",
+		if (!count)
+			continue;
+		if (stripped)
+			doc_footer(d, "#   %" PRIu64 " sample%s in %s: no symbols (stripped); --level instruction gives their addresses, and its debug file, where installed, its names (looked for by build-id under /usr/lib/debug, or --debug-dir DIR)",
 				   count, count == 1 ? "" : "s", obj);
+		else
+			doc_footer(d, "#   %" PRIu64 " sample%s in %s, which has no %s (build with -g, or install its debug symbols)",
+				   count, count == 1 ? "" : "s", obj,
+				   !attr_level_is_dict(r->attr) &&
+				   !strcmp(attr_level_name(r->attr), "function") ?
+				   "symbol for their code" : "line information");
 	}
 }

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 #include "report.h"
 
@@ -36,13 +37,14 @@ static int table_rows(const struct report *r, const struct agg *g, struct doc *d
 		      size_t *hidden)
 {
 	size_t i, n;
-	uint32_t *rows = agg_rows_by_samples(g, &n);
+	uint32_t *rows = agg_rows_by_weight(g, &n);
 
 	if (!rows)
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct attr_row *row = attr_row(r->attr, rows[i]);
 		uint64_t s = agg_row_samples(g, rows[i]);
+		double share = agg_weight_share(g, agg_row_weight(g, rows[i]));
 
 		doc_row(d, data, 0);
 		if (query != ATTR_NONE)
@@ -50,7 +52,7 @@ static int table_rows(const struct report *r, const struct agg *g, struct doc *d
 		doc_cell(d, data, doc_str(row->name));
 		doc_cell(d, data, doc_str(row_kind_name(row)));
 		doc_cell(d, data, doc_u64(s));
-		doc_cell(d, data, doc_share(agg_share(g, s)));
+		doc_cell(d, data, doc_share(share));
 		if (query != ATTR_NONE) {
 			doc_cell(d, data, doc_u64(g->total));
 			doc_cell(d, data, doc_share(agg_share(&r->agg, g->total)));
@@ -58,7 +60,7 @@ static int table_rows(const struct report *r, const struct agg *g, struct doc *d
 		if (r->top && i >= (size_t)r->top)
 			continue;
 		doc_row(d, text, 0);
-		doc_cell(d, text, doc_share(agg_share(g, s)));
+		doc_cell(d, text, doc_share(share));
 		doc_cell(d, text, doc_u64(s));
 		doc_cell(d, text, doc_str(row->name));
 	}
@@ -165,6 +167,157 @@ static int build_children(const struct report *r, struct doc *d)
 	return d->error;
 }
 
+/*
+ * How the shares weigh samples: by their periods where those differ (a
+ * counting event sampled at a frequency), as perf report's overhead.
+ */
+static void weighting(const struct report *r, struct doc *d)
+{
+	const struct agg *g = &r->agg;
+
+	doc_meta(d, NULL, "weight", doc_str(agg_weighted(g) ? "period" : "samples"));
+	doc_meta(d, NULL, "total_period", doc_u64(g->total_period));
+	if (agg_weighted(g))
+		doc_header(d, "# shares weigh each sample by its period, the events it stands for (%" PRIu64 " in all; %" PRIu64 " to %" PRIu64 " a sample), as perf report's overhead does",
+			   g->total_period, g->min_period, g->max_period);
+}
+
+/* The object a code row is in, as perf's dso column names it. */
+static const char *object_of(const struct attr_row *row)
+{
+	const char *slash;
+
+	if (row->kind == ROW_KERNEL)
+		return "[kernel.kallsyms]";
+	if (!row->object)
+		return "[unknown]";
+	slash = strrchr(row->object, '/');
+	return slash ? slash + 1 : row->object;
+}
+
+/* qsort() has no context: the sort's weighting, set just before it. */
+static bool sort_by_period;
+
+static uint64_t count_weight(const struct agg_process_count *c)
+{
+	return sort_by_period ? c->period : c->samples;
+}
+
+static int cmp_process_counts(const void *a, const void *b)
+{
+	const struct agg_process_count *x = a, *y = b;
+
+	if (count_weight(x) != count_weight(y))
+		return count_weight(x) < count_weight(y) ? 1 : -1;
+	return x->row != y->row ? (x->row < y->row ? -1 : 1) :
+	       (x->process > y->process) - (x->process < y->process);
+}
+
+/*
+ * The function and line levels: each row with its object, as perf's
+ * default comm,dso,sym; and, where several processes had samples, a row
+ * per (process, row), each process named as its main thread was.
+ */
+static int build_code_table(const struct report *r, struct doc *d)
+{
+	static const struct doc_column data_cols[] = {
+		{ .name = "name", .type = DOC_STR }, { .name = "kind", .type = DOC_STR },
+		{ .name = "samples", .type = DOC_U64 }, { .name = "share", .type = DOC_SHARE },
+		{ .name = "object", .type = DOC_STR }, { .name = "path", .type = DOC_STR },
+		{ .name = "process", .type = DOC_STR },
+	};
+	static const struct doc_column text_cols[] = {
+		{ .name = "share", .type = DOC_SHARE, .width = 8, .sep = "" },
+		{ .name = "samples", .type = DOC_U64, .width = 10 },
+		{ .name = "process", .type = DOC_STR, .width = -15, .maxlen = 15, .sep = "  " },
+		{ .name = "object", .type = DOC_STR, .width = -20, .sep = "  " },
+		{ .name = "name", .type = DOC_STR, .sep = "  " },
+	};
+	const struct agg *g = &r->agg;
+	struct agg_process_count *counts;
+	struct doc_column cols[5];
+	struct doc_table *data, *text;
+	bool split = false;
+	size_t i, n, with_samples = 0;
+	int c;
+
+	for (i = 0; i < g->nr_processes; i++)
+		with_samples += g->processes[i].samples != 0;
+	split = with_samples > 1;
+	if (split) {
+		n = g->nr_process_counts;
+		counts = malloc((n ? n : 1) * sizeof(*counts));
+		if (!counts)
+			return -1;
+		memcpy(counts, g->process_counts, n * sizeof(*counts));
+	} else {
+		uint32_t *rows = agg_rows_by_samples(g, &n);
+
+		if (!rows)
+			return -1;
+		counts = malloc((n ? n : 1) * sizeof(*counts));
+		for (i = 0; counts && i < n; i++)
+			counts[i] = (struct agg_process_count){
+				rows[i], 0, agg_row_samples(g, rows[i]),
+				rows[i] < g->cap_rows ? g->row_period[rows[i]] : 0 };
+		free(rows);
+		if (!counts)
+			return -1;
+	}
+	sort_by_period = agg_weighted(g);
+	qsort(counts, n, sizeof(*counts), cmp_process_counts);
+	report_header(r, d);
+	if (split)
+		doc_header(d, "# %zu processes had samples: a row per process and %s", with_samples,
+			   attr_level_name(r->attr));
+	weighting(r, d);
+	report_meta(r, d);
+	/* The table's first columns are the other levels': process comes last. */
+	data = doc_table(d, "rows", DOC_DATA, data_cols, 7 - !split);
+	for (c = 0; c < 5; c++)
+		cols[c] = text_cols[c];
+	cols[4].heading = attr_level_name(r->attr);
+	if (!split)
+		memmove(&cols[2], &cols[3], 2 * sizeof(cols[0]));
+	text = doc_table(d, "table", DOC_TEXT, cols, 5 - !split);
+	for (i = 0; i < n; i++) {
+		const struct attr_row *row = attr_row(r->attr, counts[i].row);
+		const char *process = split ? g->processes[counts[i].process].name : NULL;
+
+		doc_row(d, data, 0);
+		doc_cell(d, data, doc_str(row->name));
+		doc_cell(d, data, doc_str(row_kind_name(row)));
+		doc_cell(d, data, doc_u64(counts[i].samples));
+		doc_cell(d, data, doc_share(agg_weight_share(g, count_weight(&counts[i]))));
+		doc_cell(d, data, doc_str(object_of(row)));
+		doc_cell(d, data, row->object ? doc_str(row->object) : doc_null());
+		if (split)
+			doc_cell(d, data, doc_str(process));
+		if (r->top && i >= (size_t)r->top)
+			continue;
+		doc_row(d, text, 0);
+		doc_cell(d, text, doc_share(agg_weight_share(g, count_weight(&counts[i]))));
+		doc_cell(d, text, doc_u64(counts[i].samples));
+		if (split)
+			doc_cell(d, text, doc_str(process));
+		doc_cell(d, text, doc_str(object_of(row)));
+		doc_cell(d, text, doc_str(row->name));
+	}
+	if (r->top && n > (size_t)r->top)
+		doc_footer(d, "# %zu more rows (--top 0 shows all)", n - r->top);
+	report_notes(r, d);
+	free(counts);
+	return d->error;
+}
+
+bool table_by_code(const struct report *r)
+{
+	const char *level = attr_level_name(r->attr);
+
+	return !attr_level_is_dict(r->attr) &&
+	       (!strcmp(level, "function") || !strcmp(level, "line"));
+}
+
 static int build_table(const struct report *r, struct doc *d)
 {
 	static const struct doc_column data_cols[] = {
@@ -178,7 +331,10 @@ static int build_table(const struct report *r, struct doc *d)
 		return build_by_query(r, d);
 	if (r->children)
 		return build_children(r, d);
+	if (table_by_code(r))
+		return build_code_table(r, d);
 	report_header(r, d);
+	weighting(r, d);
 	report_meta(r, d);
 	data = doc_table(d, "rows", DOC_DATA, data_cols, 4);
 	text = text_table(r, d);

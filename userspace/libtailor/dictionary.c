@@ -6,8 +6,10 @@
  * check against a small hash set of declared components; the file is
  * written once, at the end of compilation.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +36,8 @@ struct tailor_dict {
 	size_t len, cap;
 	uint64_t *known;		/* declared (level, id), open addressing */
 	size_t known_cap, known_n;
+	char **modules;			/* paths of the module lines, each once */
+	int nr_modules;
 };
 
 static int fail(struct tailor_dict *d, int err)
@@ -153,6 +157,9 @@ void tailor_dict_free(struct tailor_dict *d)
 	}
 	free(d->text);
 	free(d->known);
+	for (i = 0; i < d->nr_modules; i++)
+		free(d->modules[i]);
+	free(d->modules);
 	free(d);
 }
 
@@ -280,6 +287,114 @@ int tailor_dict_tag_word_field(struct tailor_dict *d, int level, unsigned int sh
 	return appendf(d, "tag-word\t%s\t%u\t%u\n", d->levels[level], shift, bits);
 }
 
+int tailor_dict_module(struct tailor_dict *d, const char *path, const char *build_id)
+{
+	char **grown;
+	size_t i;
+	int m;
+
+	if (d->error)
+		return d->error;
+	if (bad_text(path) || path[0] != '/' || (build_id && !*build_id))
+		return fail(d, -EINVAL);
+	for (i = 0; build_id && build_id[i]; i++)
+		if (!strchr("0123456789abcdef", build_id[i]) || i >= 80)
+			return fail(d, -EINVAL);
+	for (m = 0; m < d->nr_modules; m++)
+		if (!strcmp(d->modules[m], path))
+			return 0;
+	grown = realloc(d->modules, (d->nr_modules + 1) * sizeof(*grown));
+	if (!grown)
+		return fail(d, -ENOMEM);
+	d->modules = grown;
+	d->modules[d->nr_modules] = strdup(path);
+	if (!d->modules[d->nr_modules])
+		return fail(d, -ENOMEM);
+	d->nr_modules++;
+	return appendf(d, "module\t%s\t%s\n", path, build_id ? build_id : "-");
+}
+
+struct module_search {
+	uintptr_t addr;
+	char path[4096];
+	char build_id[81];
+	bool found;
+};
+
+/* The GNU build-id among a loaded object's notes, as hex, or "" if none. */
+static void build_id_of(const struct dl_phdr_info *info, char *hex, size_t len)
+{
+	int i;
+
+	hex[0] = '\0';
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		/* Notes are 4-byte aligned in the 64-bit ABI's objects too. */
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
+			const unsigned char *bytes = (const unsigned char *)(n + 1) + name;
+			size_t k;
+
+			if ((size_t)(end - p) < sizeof(*n) + name + desc)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(n + 1, "GNU", 4) && n->n_descsz && 2 * n->n_descsz < len) {
+				for (k = 0; k < n->n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x", bytes[k]);
+				return;
+			}
+			p += sizeof(*n) + name + desc;
+		}
+	}
+}
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct module_search *m = data;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || m->addr < start || m->addr - start >= ph->p_memsz)
+			continue;
+		/* The program itself has no name here: the kernel knows its file. */
+		if (info->dlpi_name && info->dlpi_name[0] == '/') {
+			snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
+		} else {
+			ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
+
+			if (n <= 0)
+				return 0;
+			m->path[n] = '\0';
+		}
+		build_id_of(info, m->build_id, sizeof(m->build_id));
+		m->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+int tailor_dict_module_of(struct tailor_dict *d, const void *addr)
+{
+	struct module_search m = { .addr = (uintptr_t)addr };
+
+	if (d->error)
+		return d->error;
+	dl_iterate_phdr(find_module, &m);
+	if (!m.found)
+		return fail(d, -ENOENT);
+	return tailor_dict_module(d, m.path, m.build_id[0] ? m.build_id : NULL);
+}
+
 int tailor_track_push(struct tailor_dict *d, int level, uint64_t id)
 {
 	struct id_stack *s;
@@ -367,7 +482,8 @@ int tailor_dict_write(struct tailor_dict *d, const char *path)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, "tailor-dictionary\t1\n", 20);
+	/* Version 2 only where it says more: readers of 1 read the rest. */
+	err = write_all(fd, d->nr_modules ? "tailor-dictionary\t2\n" : "tailor-dictionary\t1\n", 20);
 	for (i = 1; i < d->nr_levels && !err; i++) {
 		char line[512];
 		int n = snprintf(line, sizeof(line), "level\t%s\n", d->levels[i]);

@@ -1117,6 +1117,16 @@ int main(int argc, char **argv)
 	tailor_tag_word_restore(saved_word);
 	tailor_tag_restore(saved);
 	if (levels.dict) {
+		/*
+		 * The code it describes: this program (the runtime's shared
+		 * lines), and each query's library from the C backend (LLVM's
+		 * code is in anonymous memory, named through the jitdump).
+		 */
+		tailor_dict_module_of(levels.dict, (const void *)database_generate);
+		for (i = 0; i < o.nr_queries; i++)
+			if (o.backend != LOWER_BACKEND_LLVM && runs[i].module.nr_pipelines)
+				tailor_dict_module_of(levels.dict,
+						      (const void *)runs[i].module.pipelines[0]);
 		ret = tailor_dict_write(levels.dict, o.dict);
 		if (ret < 0) {
 			fprintf(stderr, "tailor-engine: cannot write the dictionary %s: %s\n",

@@ -38,9 +38,21 @@ struct agg_options {
 	uint64_t bucket_ns;	/* 0: about 40 buckets over the window */
 	bool memory;		/* data addresses */
 	bool stacks;		/* per (outcome, thread, tag) */
+	/*
+	 * Each sample that carries a call stack (perf record -g): its time
+	 * and its stack, for a trace's sampled stacks.  Without stacks, the
+	 * stacks of those samples alone are kept.  16 bytes a sample, none
+	 * for a profile without call stacks.
+	 */
+	bool sample_stacks;
 	bool slices;		/* per-thread runs of a row at each stack level */
 	bool by_query;		/* per (query, row): needs attr_options.queries */
 	bool lanes;		/* per-thread runs of one (query, row) */
+	/*
+	 * Per (row, process): the process named as its main thread was
+	 * when the sample was taken (an exec renames it), as perf's comm.
+	 */
+	bool processes;
 	/*
 	 * The CMetric of the threads of one process (parallelism.h): of
 	 * --pid's if one is given, else of the recorded process, else of
@@ -102,6 +114,12 @@ struct agg_stack_count {
 	uint64_t period;	/* the samples' periods summed */
 };
 
+/* A sample of stack_samples: when, and which of the stacks it counts in. */
+struct agg_stack_sample {
+	uint64_t ns;		/* since the first sample */
+	uint32_t stack;		/* index into stacks */
+};
+
 /* A run of one thread's consecutive samples with one row at a stack level. */
 struct agg_slice {
 	uint32_t pid, tid;
@@ -136,6 +154,17 @@ struct agg_lane_key {
 	uint64_t samples;
 };
 
+struct agg_process {
+	char name[64];		/* its main thread's comm, or ":PID" if never seen */
+	uint64_t samples;
+};
+
+struct agg_process_count {
+	uint32_t row, process;	/* process: index into processes */
+	uint64_t samples;
+	uint64_t period;	/* the samples' periods summed */
+};
+
 struct agg_thread {
 	uint32_t pid, tid;
 	char name[64];		/* its comm, "" if never seen */
@@ -153,6 +182,12 @@ struct agg {
 	uint64_t sample_ns;
 
 	uint64_t total, filtered_out, lost;
+	/*
+	 * The samples' periods (the event's count each stands for): per
+	 * row, summed; over all; samples without one; the least and most.
+	 */
+	uint64_t *row_period;
+	uint64_t total_period, unweighted, min_period, max_period;
 	uint64_t *row_samples;
 	size_t cap_rows;
 	struct agg_line_count *lines;
@@ -168,6 +203,9 @@ struct agg {
 	size_t nr_chains, cap_chains;
 	struct agg_frame *frames;
 	size_t nr_frames, cap_frames;
+	/* With opt.sample_stacks: the samples with call stacks, in time order. */
+	struct agg_stack_sample *stack_samples;
+	size_t nr_stack_samples, cap_stack_samples;
 	struct agg_slice *slices;	/* per thread in time order, parents first */
 	size_t nr_slices, cap_slices;
 	struct agg_thread *threads;	/* in order of first appearance */
@@ -176,6 +214,11 @@ struct agg {
 	size_t nr_query_counts, cap_query_counts;
 	struct agg_lane *lanes;		/* in order of their beginning */
 	size_t nr_lanes, cap_lanes;
+	/* With opt.processes: processes by name, in order of first sample. */
+	struct agg_process *processes;
+	size_t nr_processes, cap_processes;
+	struct agg_process_count *process_counts;
+	size_t nr_process_counts, cap_process_counts;
 	struct agg_parallelism par;	/* with opt.parallelism */
 
 	void *priv;			/* the pass's indexes */
@@ -197,6 +240,20 @@ static inline uint64_t agg_row_samples(const struct agg *g, size_t row)
 {
 	return row < g->cap_rows ? g->row_samples[row] : 0;
 }
+
+/*
+ * Whether the table's shares weigh each sample by its period, as perf
+ * report's overhead does: where every sample has one and they differ
+ * (perf record -F of a counting event: cycles, page-faults); equal
+ * periods (a clock, -c N) give the samples' own shares.
+ */
+bool agg_weighted(const struct agg *g);
+/* A row's weight: its periods summed where weighted, else its samples. */
+uint64_t agg_row_weight(const struct agg *g, size_t row);
+/* @weight (a row's, or a sum of periods or samples) as a share of all. */
+double agg_weight_share(const struct agg *g, uint64_t weight);
+/* Rows with samples, most weight first, ties by name (caller frees). */
+uint32_t *agg_rows_by_weight(const struct agg *g, size_t *n);
 
 /* Samples of the rows the level reached. */
 uint64_t agg_attributed(const struct agg *g);

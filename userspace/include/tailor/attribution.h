@@ -77,6 +77,7 @@ enum attr_note {
 	NOTE_NO_MAPPING,	/* a user IP outside every recorded mapping */
 	NOTE_NO_FILE,		/* the mapped file is gone */
 	NOTE_NO_DEBUGINFO,	/* no line information (DWARF) for the IP */
+	NOTE_NO_SYMBOL,		/* no symbol covers the IP (function level) */
 	NOTE_UNLINKED_LINE,	/* a line of a dictionary's file with no link */
 	NOTE_TAG_NO_LINK,	/* a tag value that names no component */
 	NOTE_UNTAGGED,		/* shared code, tag register 0 */
@@ -177,6 +178,18 @@ int attr_code_frame(const struct attributor *a, const uint32_t *frames, int n);
 void attr_object_name(const char *path, char *name, size_t len);
 /* An outcome's row at the report's level. */
 uint32_t attr_outcome_row(const struct attributor *a, uint32_t outcome);
+/*
+ * The code an outcome is of -- the symbolizer's answer its site was made
+ * from -- for exporters that ask the symbolizer more about it than the
+ * levels keep (pprof: the functions inlined there, the object's build-id).
+ */
+struct attr_site {
+	const char *path;	/* the mapped file; the symbolizer's, valid until sym_free() */
+	uint64_t address;	/* the ELF virtual address in it; 0 if none was found */
+	uint32_t line;		/* its source line: into the lines (attr_line()), or ATTR_NONE */
+};
+/* False for outcomes of no user code: kernel samples, [unknown]. */
+bool attr_outcome_site(const struct attributor *a, uint32_t outcome, struct attr_site *out);
 uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome);
 
 /* ---- queries (attr_options.queries) ---- */
@@ -190,6 +203,8 @@ uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome)
  * program keeps there: no key for stacks, no label.
  */
 bool attr_tag_counts(const struct attributor *a, const struct tev_sample *s);
+/* The kernel's symbols it was given (attr_options.kallsyms, and its delta), or NULL. */
+const struct kallsyms *attr_kernel_symbols(const struct attributor *a, uint64_t *delta);
 bool attr_has_queries(const struct attributor *a);
 /* An outcome's row at the query level, or ATTR_NONE. */
 uint32_t attr_outcome_query(const struct attributor *a, uint32_t outcome);
@@ -217,7 +232,8 @@ uint64_t attr_note_count(const struct attributor *a, enum attr_note n);
 const char *attr_note_text(enum attr_note n);
 /* Objects whose samples had no debug info, with counts. */
 size_t attr_nr_nodebug(const struct attributor *a);
-const char *attr_nodebug(const struct attributor *a, size_t i, uint64_t *count);
+const char *attr_nodebug(const struct attributor *a, size_t i, uint64_t *count,
+			 bool *stripped);
 /* Samples a dictionary's links or tags attributed. */
 uint64_t attr_dict_hits(const struct attributor *a, int dict);
 

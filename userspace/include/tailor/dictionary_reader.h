@@ -37,7 +37,17 @@ struct tdict_tag {
 	bool in_word;		/* a field of the tag word, else of the register */
 };
 
+/* Code the dictionary describes (version 2's module lines). */
+struct tdict_module {
+	const char *path;
+	const char *build_id;	/* lowercase hex, NULL if the file has none */
+	unsigned int lineno;
+};
+
 struct tdict {
+	int version;		/* of the file's format: 1 or 2 */
+	struct tdict_module *modules;	/* none in version 1 */
+	size_t nr_modules;
 	char *levels[16];	/* [0] = "line" */
 	int nr_levels;
 	struct tdict_component *components;	/* sorted by (level, id) */

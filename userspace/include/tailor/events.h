@@ -53,7 +53,28 @@ struct tev_sample {
 	 */
 	const void *callchain;
 	uint32_t nr_callchain;
+	/*
+	 * The user-mode state perf record --call-graph dwarf copies for
+	 * unwinding after the fact (lib/symbols/unwind_dwarf.c): the user
+	 * registers @user_regs_mask selects, a u64 each in the mask's bit
+	 * order (perf's x86-64 numbering: AX BX CX DX SI DI BP SP IP FLAGS
+	 * CS SS DS ES FS GS R8..R15), and @user_stack_size bytes of the
+	 * stack from the sampled SP up.  The callchain then holds only the
+	 * kernel's part.  NULL: none (a kernel thread's sample, or not
+	 * recorded).  Like callchain: maybe unaligned, valid until the
+	 * session is closed.
+	 */
+	const void *user_regs;
+	uint64_t user_regs_mask;
+	const void *user_stack;
+	uint32_t user_stack_size;
 };
+
+/* Whether @s carries callers: a callchain, or a user stack to unwind. */
+static inline bool tev_sample_has_stack(const struct tev_sample *s)
+{
+	return s->nr_callchain || s->user_stack_size;
+}
 
 /* An executable mapping, in force from @time on (until replaced). */
 struct tev_mmap {

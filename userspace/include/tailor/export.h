@@ -22,6 +22,7 @@
 struct agg;
 struct attributor;
 struct session_info;
+struct symbolizer;
 
 /* ---- documents ---- */
 
@@ -138,6 +139,12 @@ struct export_profile {
 	const struct session_info *info;
 	const struct agg *agg;
 	const struct attributor *attr;
+	/*
+	 * The pass's symbolizer, for what an exporter asks of the code beyond
+	 * the attribution (pprof: inline frames, objects' build-ids); NULL:
+	 * nothing more is asked.
+	 */
+	struct symbolizer *sym;
 };
 
 /* ---- the formats ---- */
@@ -148,6 +155,8 @@ struct export_profile {
 #define EXPORT_NEEDS_BUCKETS	4u
 /* The threads' running, runnable and blocked runs, where there are switches. */
 #define EXPORT_NEEDS_STATES	8u
+/* Each sample's call stack and time, where the input has call stacks. */
+#define EXPORT_NEEDS_SAMPLE_STACKS	16u
 
 struct exporter {
 	const char *name;

@@ -52,7 +52,13 @@ enum tlr_record_type {
 	TLR_WAKEUP	= 9,	/* struct tlr_wakeup: a thread woken */
 	TLR_FILE	= 10,	/* struct tlr_file + path + a piece of the file */
 	TLR_SAMPLES_PACKED = 11, /* struct tlr_samples_packed + packed samples */
-	/* 12..: application markers, labels (later) */
+	/*
+	 * Text in /proc/kallsyms's form: _text, then the kernel's function
+	 * symbols that the recording's kernel samples fell in, one each --
+	 * so that a report names them wherever it runs.  Before END.
+	 */
+	TLR_KALLSYMS	= 12,
+	/* 13..: application markers, labels (later) */
 };
 
 /*

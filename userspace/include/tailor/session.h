@@ -36,6 +36,9 @@ struct session_info {
 	/* A TSC and a CLOCK_MONOTONIC reading taken together; 0: none. */
 	uint64_t ref_tsc, ref_mono_ns;
 	uint64_t nr_samples;	/* counted at open */
+	/* Of which in the kernel, where counted at open (perf.data). */
+	uint64_t nr_kernel_samples;
+	bool kernel_samples_counted;
 	uint64_t first_time, last_time;	/* of the samples */
 	uint64_t nr_mappings;
 	uint64_t nr_switches;	/* context switch records */
@@ -61,6 +64,13 @@ struct session_info {
 	char hostname[65];
 	char os_release[65];
 	uint64_t kernel_text;
+	/*
+	 * The kernel symbols a recording stores (its KALLSYMS record, text
+	 * in /proc/kallsyms's form), valid until the session is closed;
+	 * NULL if none.
+	 */
+	const char *kallsyms;
+	size_t kallsyms_len;
 	/* The sampling period, in ns when period_is_ns; 0 if it varies. */
 	uint64_t period;
 	bool period_is_ns;

@@ -33,6 +33,11 @@ struct sym_result {
 	const char *path;	/* the mapped file, or NULL */
 	uint64_t address;	/* ELF virtual address of the IP in that file */
 	const char *function;	/* or NULL */
+	/*
+	 * With no function: the file has no symbol table (.symtab), nor has
+	 * a separate debug file found for it -- it was stripped.
+	 */
+	bool stripped;
 	const char *file;	/* source file, or NULL */
 	unsigned int line;	/* 0 if unknown */
 	/*
@@ -51,6 +56,73 @@ void sym_free(struct symbolizer *s);
 const char *sym_keep(struct symbolizer *s, const char *str);
 /* C++, Rust and D names demangled as perf shows them (the default), or not. */
 void sym_set_demangle(struct symbolizer *s, bool demangle);
+/*
+ * Separate debug files are looked for under @dir (absolute, no ':') too,
+ * after the file's own directory, its .debug/ and /usr/lib/debug.
+ */
+int sym_set_debug_dir(struct symbolizer *s, const char *dir);
+/*
+ * Whether the profile maps the module @path of GNU build-id @build_id
+ * (hex; NULL: none known), after the session's mappings were read:
+ * mapped at @path, or with that build-id where samples were; at @path
+ * but another build; or not at all.  *@mapped is the file found (valid
+ * until sym_free()), @mapped_id its build-id in hex ("" if none).
+ */
+enum sym_module_match {
+	SYM_MODULE_NONE,
+	SYM_MODULE_MAPPED,
+	SYM_MODULE_OTHER_BUILD,
+};
+#define SYM_BUILD_ID_HEX	81	/* 40 bytes as hex, and the NUL */
+enum sym_module_match sym_find_module(struct symbolizer *s, const char *path,
+				      const char *build_id, const char **mapped,
+				      char *mapped_id, size_t len);
+/*
+ * What an object the profile mapped is, for exporters that describe
+ * objects (pprof's Mapping table).
+ */
+struct sym_object {
+	char build_id[SYM_BUILD_ID_HEX];	/* its GNU build-id as hex, "" if none */
+	/* A program, not a library: ET_EXEC, or ET_DYN with PT_INTERP (PIE). */
+	bool executable;
+	bool has_dwarf;		/* debug info, its own or a separate debug file's */
+	/*
+	 * Its first executable PT_LOAD segment: ELF virtual addresses
+	 * [text_start, text_end) and the file offset they begin at; 0s if none.
+	 */
+	uint64_t text_start, text_end, text_offset;
+};
+/* 0, or -ENOENT for a path no mapping named or that cannot be read (gone, anonymous). */
+int sym_object_info(struct symbolizer *s, const char *path, struct sym_object *out);
+
+/*
+ * One function of the chain of inlined calls at an address (inline_frames.c),
+ * as DWARF's DW_TAG_inlined_subroutine scopes give it: its name (the
+ * linkage name demangled as the symbols' are, else DW_AT_name) and the
+ * line it was at.  The innermost's line is the address's own (sym_lookup()'s
+ * file and line): @file NULL and @line 0 here.  Each outer one's is the call
+ * site of the one inside it (DW_AT_call_file, DW_AT_call_line; NULL and 0
+ * where DWARF has none).  Strings are valid until sym_free().
+ */
+struct sym_inline_frame {
+	const char *function;
+	const char *file;
+	unsigned int line;
+};
+/*
+ * The functions at ELF virtual address @address of @path (a file the
+ * profile mapped), innermost first, ending with the subprogram holding
+ * them: 1 frame where no code is inlined there, more where it is; at most
+ * @max are stored, the count there are is returned.  0 without DWARF for
+ * the address.  Worked out once per (file, address), then cached.
+ */
+int sym_inline_frames(struct symbolizer *s, const char *path, uint64_t address,
+		      struct sym_inline_frame *out, int max);
+/* Whether @pid has one of @paths mapped at @time. */
+bool sym_pid_maps(const struct symbolizer *s, uint32_t pid, const char *const *paths,
+		  size_t nr_paths, uint64_t time);
+/* A number that changes whenever the mappings do (an answer's age). */
+uint64_t sym_generation(const struct symbolizer *s);
 /* The symbolizer as a consumer of mmap, fork and comm (exec) events. */
 struct tev_consumer *sym_consumer(struct symbolizer *s);
 /* A mapping of @pid from @time on (0: from the start); 0 or -errno. */

@@ -46,6 +46,10 @@ struct pass {
 	struct pair_map images;		/* (pid, 0): its execs so far */
 	struct pair_map thread_index;	/* (pid, tid) */
 	struct pair_map query_index;	/* (query, row) */
+	/* With opt.processes: (pid, 0) -> its name now; names; (row, process). */
+	struct pair_map process_now;
+	struct str_map process_index;
+	struct pair_map process_count_index;
 	struct par_builder *par;	/* with opt.parallelism */
 	struct thread_state *states;	/* per thread, with slices */
 	size_t cap_states;
@@ -65,6 +69,11 @@ int agg_prepare(struct agg *g, const struct session_info *info,
 	g->attr = attr;
 	g->opt = *o;
 	if ((o->windowed || o->buckets || o->slices || o->lanes || o->parallelism) && !info->mult) {
+		snprintf(err, errlen, "times are raw TSC ticks and the TSC frequency is unknown; pass --tsc-khz");
+		return -EINVAL;
+	}
+	/* Each sample's time, in ns. */
+	if (o->sample_stacks && !info->mult) {
 		snprintf(err, errlen, "times are raw TSC ticks and the TSC frequency is unknown; pass --tsc-khz");
 		return -EINVAL;
 	}
@@ -163,7 +172,7 @@ static int count_bucket(struct pass *p, uint64_t bucket, uint32_t row)
 	return 0;
 }
 
-static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outcome)
+static int count_stack(struct pass *p, const struct tev_sample *s, uint64_t ns, uint32_t outcome)
 {
 	bool has_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG) &&
 		       attr_tag_counts(p->g->attr, s);
@@ -175,7 +184,7 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outc
 
 	if (outcome >= 1u << 31)
 		return -ENOMEM;
-	if (s->nr_callchain) {
+	if (tev_sample_has_stack(s)) {
 		uint32_t image = 0;
 
 		pair_map_get(&p->images, s->pid, 0, &image);
@@ -206,6 +215,13 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint32_t outc
 	}
 	g->stacks[idx].samples++;
 	g->stacks[idx].period += s->period;
+	/* A trace's sampled stacks: this sample's, if it came with one (even of no callers). */
+	if (g->opt.sample_stacks && tev_sample_has_stack(s)) {
+		if (array_grow((void **)&g->stack_samples, &g->cap_stack_samples,
+			       g->nr_stack_samples + 1, sizeof(*g->stack_samples)))
+			return -ENOMEM;
+		g->stack_samples[g->nr_stack_samples++] = (struct agg_stack_sample){ ns, idx };
+	}
 	return 0;
 }
 
@@ -385,6 +401,52 @@ static int count_query(struct pass *p, uint32_t query, uint32_t row)
 	return 0;
 }
 
+/* The process called @name, made on first sight. */
+static int process_named(struct pass *p, const char *name, uint32_t *idx)
+{
+	struct agg *g = p->g;
+
+	if (str_map_get(&p->process_index, name, idx))
+		return 0;
+	if (array_grow((void **)&g->processes, &g->cap_processes, g->nr_processes + 1,
+		       sizeof(*g->processes)) ||
+	    str_map_put(&p->process_index, name, (uint32_t)g->nr_processes))
+		return -ENOMEM;
+	*idx = (uint32_t)g->nr_processes++;
+	g->processes[*idx] = (struct agg_process){ 0 };
+	snprintf(g->processes[*idx].name, sizeof(g->processes[*idx].name), "%s", name);
+	return 0;
+}
+
+/* A sample of @row in process @pid, under the name the process has now. */
+static int count_process(struct pass *p, uint32_t pid, uint32_t row, uint64_t period)
+{
+	struct agg *g = p->g;
+	uint32_t process, idx;
+	char unnamed[16];
+
+	if (!pair_map_get(&p->process_now, pid, 0, &process)) {
+		/* No comm seen for it (perf's way of naming such a one). */
+		snprintf(unnamed, sizeof(unnamed), ":%u", pid);
+		if (process_named(p, unnamed, &process) ||
+		    pair_map_put(&p->process_now, pid, 0, process))
+			return -ENOMEM;
+	}
+	g->processes[process].samples++;
+	if (pair_map_get(&p->process_count_index, row, process, &idx)) {
+		g->process_counts[idx].samples++;
+		g->process_counts[idx].period += period;
+		return 0;
+	}
+	if (array_grow((void **)&g->process_counts, &g->cap_process_counts,
+		       g->nr_process_counts + 1, sizeof(*g->process_counts)) ||
+	    pair_map_put(&p->process_count_index, row, process, (uint32_t)g->nr_process_counts))
+		return -ENOMEM;
+	g->process_counts[g->nr_process_counts++] =
+		(struct agg_process_count){ row, process, 1, period };
+	return 0;
+}
+
 static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 {
 	struct pass *p = tev_container_of(c, struct pass, events);
@@ -421,10 +483,28 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 			return -ENOMEM;
 		return 0;
 	}
-	if (array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1, sizeof(uint64_t)))
-		return -ENOMEM;
+	if (res.row >= g->cap_rows) {
+		size_t cap = g->cap_rows;
+
+		if (array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1,
+			       sizeof(uint64_t)))
+			return -ENOMEM;
+		/* The periods' array keeps the samples' length. */
+		if (array_grow((void **)&g->row_period, &cap, g->cap_rows, sizeof(uint64_t)))
+			return -ENOMEM;
+	}
 	g->row_samples[res.row]++;
+	g->row_period[res.row] += s->period;
 	g->total++;
+	if (!s->period) {
+		g->unweighted++;
+	} else {
+		g->total_period += s->period;
+		if (!g->min_period || s->period < g->min_period)
+			g->min_period = s->period;
+		if (s->period > g->max_period)
+			g->max_period = s->period;
+	}
 	if (g->opt.lines && res.line != ATTR_NONE && count_line(p, res.line, res.row))
 		return -ENOMEM;
 	if (g->opt.buckets &&
@@ -435,11 +515,15 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 			return -ENOMEM;
 		g->mem[g->nr_mem++] = (struct agg_mem_point){ ns, s->data_addr, res.row };
 	}
-	if (g->opt.stacks && count_stack(p, s, res.outcome))
+	/* Without stacks asked for, sample_stacks counts those of samples that have one. */
+	if ((g->opt.stacks || (g->opt.sample_stacks && tev_sample_has_stack(s))) &&
+	    count_stack(p, s, ns, res.outcome))
 		return -ENOMEM;
 	if ((g->opt.slices || g->opt.lanes) && track_thread(p, s, ns, &res))
 		return -ENOMEM;
 	if (g->opt.by_query && res.query != ATTR_NONE && count_query(p, res.query, res.row))
+		return -ENOMEM;
+	if (g->opt.processes && count_process(p, s->pid, res.row, s->period))
 		return -ENOMEM;
 	if (p->par && par_sample(p->par, s, res.outcome, res.row))
 		return -ENOMEM;
@@ -452,6 +536,9 @@ static int on_comm(struct tev_consumer *c, const struct tev_comm *e)
 	uint32_t idx, image = 0;
 
 	if (p->par && par_comm(p->par, e))
+		return -ENOMEM;
+	if (p->g->opt.processes && e->pid == e->tid &&
+	    (process_named(p, e->name, &idx) || pair_map_put(&p->process_now, e->pid, 0, idx)))
 		return -ENOMEM;
 	/* A new image: its stacks' addresses mean other code (callchains.c). */
 	if (e->exec) {
@@ -492,7 +579,13 @@ static int on_wakeup(struct tev_consumer *c, const struct tev_wakeup *e)
 static int on_fork(struct tev_consumer *c, const struct tev_task *e)
 {
 	struct pass *p = tev_container_of(c, struct pass, events);
+	uint32_t name;
 
+	/* A new process has its parent's name until it sets one or execs. */
+	if (p->g->opt.processes && e->pid == e->tid && e->pid != e->ppid &&
+	    pair_map_get(&p->process_now, e->ppid, 0, &name) &&
+	    pair_map_put(&p->process_now, e->pid, 0, name))
+		return -ENOMEM;
 	return p->par ? par_fork(p->par, e) : 0;
 }
 
@@ -510,6 +603,15 @@ static int cmp_mem(const void *a, const void *b)
 	return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
+static int cmp_stack_samples(const void *a, const void *b)
+{
+	const struct agg_stack_sample *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
 int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 {
 	struct pass p = {
@@ -519,7 +621,7 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 		.g = g, .sym = sym,
 		.nr_stack = attr_nr_stack_levels(g->attr),
 		.need_ns = g->opt.windowed || g->opt.buckets || g->opt.memory || g->opt.slices ||
-			   g->opt.lanes,
+			   g->opt.lanes || g->opt.sample_stacks,
 	};
 	struct tev_consumer *consumers[] = {
 		g->opt.mappings ? g->opt.mappings : sym_consumer(sym), &p.events,
@@ -549,6 +651,9 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	/* Rounds a recorder broke leave samples late: the view needs them in order. */
 	if (g->info->out_of_order && g->nr_mem)
 		qsort(g->mem, g->nr_mem, sizeof(*g->mem), cmp_mem);
+	if (g->info->out_of_order && g->nr_stack_samples)
+		qsort(g->stack_samples, g->nr_stack_samples, sizeof(*g->stack_samples),
+		      cmp_stack_samples);
 	pair_map_free(&p.line_index);
 	pair_map_free(&p.bucket_index);
 	pair_map_free(&p.stack_index);
@@ -558,6 +663,9 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	pair_map_free(&p.images);
 	pair_map_free(&p.thread_index);
 	pair_map_free(&p.query_index);
+	pair_map_free(&p.process_now);
+	str_map_free(&p.process_index);
+	pair_map_free(&p.process_count_index);
 	free(p.states);
 	return ret;
 }
@@ -566,16 +674,20 @@ void agg_free(struct agg *g)
 {
 	par_free(&g->par);
 	free(g->row_samples);
+	free(g->row_period);
 	free(g->lines);
 	free(g->buckets);
 	free(g->mem);
 	free(g->stacks);
 	free(g->chains);
 	free(g->frames);
+	free(g->stack_samples);
 	free(g->slices);
 	free(g->threads);
 	free(g->query_counts);
 	free(g->lanes);
+	free(g->processes);
+	free(g->process_counts);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -593,6 +705,45 @@ uint64_t agg_attributed(const struct agg *g)
 double agg_share(const struct agg *g, uint64_t samples)
 {
 	return g->total ? 100.0 * (double)samples / (double)g->total : 0.0;
+}
+
+bool agg_weighted(const struct agg *g)
+{
+	return g->total_period && !g->unweighted && g->min_period != g->max_period;
+}
+
+uint64_t agg_row_weight(const struct agg *g, size_t row)
+{
+	if (row >= g->cap_rows)
+		return 0;
+	return agg_weighted(g) ? g->row_period[row] : g->row_samples[row];
+}
+
+double agg_weight_share(const struct agg *g, uint64_t weight)
+{
+	uint64_t all = agg_weighted(g) ? g->total_period : g->total;
+
+	return all ? 100.0 * (double)weight / (double)all : 0.0;
+}
+
+static int cmp_rows_by_weight(const void *a, const void *b, void *ctx)
+{
+	const struct agg *g = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t wx = agg_row_weight(g, x), wy = agg_row_weight(g, y);
+
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
+	return strcmp(attr_row(g->attr, x)->name, attr_row(g->attr, y)->name);
+}
+
+uint32_t *agg_rows_by_weight(const struct agg *g, size_t *n)
+{
+	uint32_t *rows = agg_rows_by_samples(g, n);
+
+	if (rows && agg_weighted(g))
+		qsort_r(rows, *n, sizeof(*rows), cmp_rows_by_weight, (void *)g);
+	return rows;
 }
 
 static int cmp_rows(const void *a, const void *b, void *ctx)
@@ -742,6 +893,10 @@ int agg_query_part(const struct agg *g, uint32_t query, struct agg *part)
 	part->cap_rows = nr;
 	part->row_samples = calloc(nr + 1, sizeof(*part->row_samples));
 	part->total = 0;
+	/* A query's part counts samples: its shares are of them. */
+	part->row_period = NULL;
+	part->total_period = 0;
+	part->unweighted = 1;
 	if (!part->row_samples)
 		return -ENOMEM;
 	for (i = 0; i < g->nr_query_counts; i++) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Call stacks (perf record -g): each distinct stack of callers, symbolized
- * once and kept in the aggregate, root first.  Samples of a hot loop share
- * a few stacks, so a stack is interned by its raw return addresses (and
- * the process, whose mappings give them meaning) and symbolized when first
- * seen, never per sample.
+ * Call stacks (perf record -g, --call-graph dwarf): each distinct stack of
+ * callers, symbolized once and kept in the aggregate, root first.  Samples
+ * of a hot loop share a few stacks, so a stack is interned by its raw
+ * return addresses (and the process, whose mappings give them meaning)
+ * and symbolized when first seen, never per sample.
  *
  * As perf reads the kernel's callchain: entries come leaf first, with
  * PERF_CONTEXT_* markers saying whose code follows; the first entry is the
@@ -14,6 +14,15 @@
  * back so that a call that is its function's last instruction is named by
  * that function (and its line by the call's).  A stack is the process's
  * at the time: an exec gives the same addresses new meaning (@image).
+ *
+ * With --call-graph dwarf the callchain holds the kernel's part only, and
+ * the user's is unwound from the sampled registers and stack bytes
+ * (symbols/unwind_dwarf.c) -- per sample, as every sample's stack is its
+ * own, but into the same raw addresses, interned and symbolized as a
+ * callchain's are.  Kernel callers are named from the kernel's symbols
+ * (--kallsyms, or this host's /proc/kallsyms) as perf names them; where
+ * no kernel symbols are known they are left out, as before kernel
+ * symbols were read: the sample's own frame still says [kernel].
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,8 +31,10 @@
 #include <string.h>
 #include "tailor/aggregate.h"
 #include "tailor/attribution.h"
+#include "tailor/kallsyms.h"
 #include "tailor/symbols.h"
 #include "analysis/callchains.h"
+#include "symbols/unwind_dwarf.h"
 #include "util/grow.h"
 
 #define KERNEL_START	0xffff800000000000ull
@@ -43,18 +54,25 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /*
- * The callers of @s that name code here, into @key: the user-mode entries
- * after the leaf, each run of them led by its PERF_CONTEXT_USER marker
- * when one came after the leaf (its first entry is then an interrupted IP,
- * not a return address).  Kernel callers are left out until kernel symbols
- * are read (the sample's own frame says [kernel]), and a guest's or the
- * hypervisor's are no code of this host's.  The number of entries.
+ * The callers of @s that name code here, into @key: the entries after the
+ * leaf, each run of them led by its context's marker where one came after
+ * the leaf -- PERF_CONTEXT_KERNEL's entries are the kernel's, and a
+ * PERF_CONTEXT_USER says the entry after it is an interrupted IP, not a
+ * return address.  Kernel callers only with kernel symbols to name them
+ * (ix->kallsyms); a guest's or the hypervisor's are no code of this
+ * host's.  Then, where the callchain has no user part and the sample
+ * brought its user registers and stack (--call-graph dwarf), the user
+ * frames unwound from them, @ix->unwinder made on first need.  The
+ * number of entries; @key has room for nr_callchain + 1 +
+ * UNWIND_MAX_FRAMES * 2.
  */
-static uint32_t callers_key(const struct tev_sample *s, uint64_t *key)
+static uint32_t callers_key(struct chain_index *ix, struct symbolizer *sym,
+			    const struct tev_sample *s, uint64_t *key)
 {
+	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	uint64_t context = 0;
-	bool leaf_seen = false;
-	uint32_t k, n = 0;
+	bool leaf_seen = false, user_part = false, kernel_run = false;
+	uint32_t k, n = 0, nr;
 
 	for (k = 0; k < s->nr_callchain; k++) {
 		uint64_t e = entry_at(s, k);
@@ -63,18 +81,37 @@ static uint32_t callers_key(const struct tev_sample *s, uint64_t *key)
 			context = e;
 			if (leaf_seen && e == PERF_CONTEXT_USER)
 				key[n++] = e;
+			kernel_run = false;
 			continue;
 		}
 		if (!leaf_seen) {
 			leaf_seen = true;
 			continue;
 		}
-		if (context == PERF_CONTEXT_USER || (!context && e < KERNEL_START))
+		if (context == PERF_CONTEXT_USER || (!context && e < KERNEL_START)) {
 			key[n++] = e;
+			user_part = true;
+		} else if (context == PERF_CONTEXT_KERNEL && ix->kallsyms) {
+			if (!kernel_run)
+				key[n++] = PERF_CONTEXT_KERNEL;
+			kernel_run = true;
+			key[n++] = e;
+		}
 	}
 	/* A marker with no entry after it names nothing. */
-	if (n && key[n - 1] == PERF_CONTEXT_USER)
+	if (n && key[n - 1] >= PERF_CONTEXT_MAX)
 		n--;
+	if (user_part || !s->user_stack_size)
+		return n;
+	if (!ix->unwinder && !(ix->unwinder = unwind_new(sym)))
+		return n;
+	nr = unwind_user(ix->unwinder, s, frames, UNWIND_MAX_FRAMES);
+	/* A user-mode sample's first frame is its own IP: its leaf. */
+	for (k = leaf_seen ? 0 : 1; k < nr; k++) {
+		if (frames[k].exact)
+			key[n++] = PERF_CONTEXT_USER;
+		key[n++] = frames[k].ip;
+	}
 	return n;
 }
 
@@ -95,11 +132,25 @@ static int add_frame(struct agg *g, const struct agg_frame *f)
 	return 0;
 }
 
-/* The callers in @key (callers_key()) symbolized into g->frames, root first. */
-static int symbolize(struct agg *g, struct symbolizer *sym, const struct tev_sample *s,
-		     const uint64_t *key, uint32_t nr, uint32_t *n)
+/*
+ * A kernel caller, named as perf names it from kallsyms (the function the
+ * call is in: its return address one byte back), in perf's object.
+ */
+static void kernel_frame(const struct chain_index *ix, uint64_t ret, struct agg_frame *f)
 {
-	bool interrupted = false;
+	uint32_t index;
+	const char *name = kallsyms_name(ix->kallsyms, ret - 1 - ix->kernel_delta, &index);
+
+	f->function = name ? name : "[unknown]";
+	f->object = "[kernel.kallsyms]";
+	f->kernel = true;
+}
+
+/* The callers in @key (callers_key()) symbolized into g->frames, root first. */
+static int symbolize(const struct chain_index *ix, struct agg *g, struct symbolizer *sym,
+		     const struct tev_sample *s, const uint64_t *key, uint32_t nr, uint32_t *n)
+{
+	bool interrupted = false, kernel = false;
 	size_t start = g->nr_frames, i, j;
 	uint32_t k;
 
@@ -107,8 +158,15 @@ static int symbolize(struct agg *g, struct symbolizer *sym, const struct tev_sam
 		struct agg_frame f = { 0 };
 		struct sym_result r;
 
-		if (key[k] == PERF_CONTEXT_USER) {
-			interrupted = true;
+		if (key[k] >= PERF_CONTEXT_MAX) {
+			kernel = key[k] == PERF_CONTEXT_KERNEL;
+			interrupted = key[k] == PERF_CONTEXT_USER;
+			continue;
+		}
+		if (kernel) {
+			kernel_frame(ix, key[k], &f);
+			if (add_frame(g, &f))
+				return -ENOMEM;
 			continue;
 		}
 		sym_lookup(sym, s->pid, interrupted ? key[k] : key[k] - 1, s->time, &r);
@@ -135,19 +193,23 @@ static int symbolize(struct agg *g, struct symbolizer *sym, const struct tev_sam
 int chains_intern(struct chain_index *ix, struct agg *g, struct symbolizer *sym,
 		  const struct tev_sample *s, uint32_t image, uint32_t *chain)
 {
-	uint64_t h = image, salt, small[64], *key = small;
+	uint64_t h = image, salt, small[64 + 1 + 2 * UNWIND_MAX_FRAMES], *key = small;
 	uint32_t k, idx, n, nr;
 	int ret = 0;
 
 	*chain = 0;
-	if (!s->nr_callchain)
+	if (!tev_sample_has_stack(s))
 		return 0;
-	if (s->nr_callchain > sizeof(small) / sizeof(small[0])) {
-		key = malloc(8ull * s->nr_callchain);
+	if (!ix->kernel_asked) {
+		ix->kernel_asked = true;
+		ix->kallsyms = attr_kernel_symbols(g->attr, &ix->kernel_delta);
+	}
+	if (s->nr_callchain > 64) {
+		key = malloc(8ull * (s->nr_callchain + 1 + 2 * UNWIND_MAX_FRAMES));
 		if (!key)
 			return -ENOMEM;
 	}
-	nr = callers_key(s, key);
+	nr = callers_key(ix, sym, s, key);
 	if (!nr)
 		goto out;
 	for (k = 0; k < nr; k++)
@@ -181,7 +243,7 @@ int chains_intern(struct chain_index *ix, struct agg *g, struct symbolizer *sym,
 	    array_grow((void **)&ix->entries, &ix->cap_entries, ix->nr_entries + 8ull * nr, 1))
 		goto out;
 	g->chains[idx].first = (uint32_t)g->nr_frames;
-	if (symbolize(g, sym, s, key, nr, &n))
+	if (symbolize(ix, g, sym, s, key, nr, &n))
 		goto out;
 	g->chains[idx].n = n;
 	ix->chains[idx] = (struct raw_chain){ ix->nr_entries, nr, s->pid, image };
@@ -201,6 +263,7 @@ out:
 
 void chains_index_free(struct chain_index *ix)
 {
+	unwind_free(ix->unwinder);
 	pair_map_free(&ix->by_hash);
 	free(ix->chains);
 	free(ix->entries);

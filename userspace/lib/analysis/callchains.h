@@ -11,6 +11,8 @@
 #include "util/hashmap.h"
 
 struct symbolizer;
+struct kallsyms;
+struct unwinder;
 
 /* A stack's raw entries, to tell stacks of one hash apart. */
 struct raw_chain {
@@ -26,11 +28,17 @@ struct chain_index {
 	size_t cap_chains;
 	uint8_t *entries;
 	size_t nr_entries, cap_entries;
+	/* The kernel's symbols that name kernel callers, or NULL: asked once. */
+	const struct kallsyms *kallsyms;
+	uint64_t kernel_delta;	/* the recording's kernel address minus the file's */
+	bool kernel_asked;
+	struct unwinder *unwinder;	/* --call-graph dwarf's, made on first need */
 };
 
 /*
  * The chain (index into g->chains) of @s's callers, made and symbolized on
- * first sight; 0 when @s carries no callers.  @image: how many execs @s's
+ * first sight; 0 when @s carries no callers.  A --call-graph dwarf
+ * sample's user stack is unwound here, where @sym knows the maps.  @image: how many execs @s's
  * process made before @s (the same addresses mean other code after one).
  * 0 or -ENOMEM.
  */

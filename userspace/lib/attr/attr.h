@@ -81,6 +81,7 @@ struct site_level {
 struct nodebug_object {
 	const char *object;
 	uint64_t count;
+	bool stripped;		/* no symbols either (sym_result.stripped) */
 };
 
 struct attr_notes {
@@ -91,13 +92,17 @@ struct attr_notes {
 };
 
 /* The index of @object among the objects without debug info; -ENOMEM. */
-int notes_nodebug_index(struct attr_notes *n, const char *object, uint32_t *idx);
+int notes_nodebug_index(struct attr_notes *n, const char *object, bool stripped,
+			uint32_t *idx);
 
 /* ---- the attributor ---- */
 
 /* A code address (or [kernel] entry) and what it is, at every level. */
 struct site {
 	uint32_t line;			/* or ATTR_NONE */
+	/* The symbolizer's answer it is of: file (the symbolizer's) and ELF address, 0 if none. */
+	const char *path;
+	uint64_t address;
 	uint32_t nodebug;		/* into notes.nodebug, or ATTR_NONE */
 	/* No level needs the tag: every sample here has this outcome. */
 	uint32_t fixed_outcome;		/* or ATTR_NONE */
@@ -109,6 +114,7 @@ struct outcome {
 	uint32_t row;
 	uint8_t note;
 	uint32_t line;
+	uint32_t site;			/* its user code's, or ATTR_NONE (kernel, [unknown]) */
 	uint32_t nodebug;
 	uint32_t query;			/* row at the query level, or ATTR_NONE */
 	/* A kernel outcome's entry site's function row, or ATTR_NONE. */
@@ -122,6 +128,14 @@ struct attributor {
 	int nr_dicts;
 	bool kernel_apart;
 	uint32_t tag_pid;		/* attr_options.tag_pid */
+	/*
+	 * The modules the dictionaries name (version 2): a process's tags
+	 * count only where it maps one.  Per pid: (pid, 0) -> 1 once it has
+	 * one mapped; (pid, 1) -> the mappings' generation it had none at.
+	 */
+	const char **module_paths;
+	size_t nr_module_paths;
+	struct pair_map module_pids;
 	/* levels[0] is the main level; stack[i] indexes levels[]. */
 	struct attr_level levels[ATTR_MAX_LEVELS];
 	int nr_levels;

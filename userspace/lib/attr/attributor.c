@@ -149,7 +149,8 @@ static int new_outcome(struct attributor *a, uint32_t *idx)
 		       (n + 1) * (a->nr_stack ? a->nr_stack : 1), sizeof(*a->outcome_rows)))
 		return -ENOMEM;
 	a->outcomes[n] = (struct outcome){ .row = ATTR_NONE, .line = ATTR_NONE,
-					   .nodebug = ATTR_NONE, .query = ATTR_NONE,
+					   .site = ATTR_NONE, .nodebug = ATTR_NONE,
+					   .query = ATTR_NONE,
 					   .entered_from = ATTR_NONE };
 	*idx = (uint32_t)a->nr_outcomes++;
 	return 0;
@@ -186,6 +187,7 @@ static int user_outcome(struct attributor *a, uint32_t site, const struct tev_sa
 		return -ENOMEM;
 	o = &a->outcomes[*idx];
 	o->line = a->sites[site].line;
+	o->site = site;
 	o->nodebug = a->sites[site].nodebug;
 	if (user_row(a, site, 0, s, &o->row, &o->note))
 		return -ENOMEM;
@@ -284,6 +286,8 @@ static int site_of(struct attributor *a, const struct sym_result *r, uint32_t *i
 	    new_site(a, idx))
 		return -ENOMEM;
 	st = &a->sites[*idx];
+	st->path = r->path;
+	st->address = r->address;
 	if (r->file && r->line) {
 		snprintf(key, sizeof(key), "%s:%u", r->file, r->line);
 		file_line = key;
@@ -296,9 +300,9 @@ static int site_of(struct attributor *a, const struct sym_result *r, uint32_t *i
 		needs_tag |= site_level(a, *idx, li)->needs_tag;
 	}
 	main = site_level(a, *idx, 0);
-	if ((main->note == NOTE_NO_DEBUGINFO ||
+	if ((main->note == NOTE_NO_DEBUGINFO || main->note == NOTE_NO_SYMBOL ||
 	     (main->needs_tag && main->fallback_note == NOTE_NO_DEBUGINFO)) &&
-	    notes_nodebug_index(&a->notes, r->path, &st->nodebug))
+	    notes_nodebug_index(&a->notes, r->path, r->stripped, &st->nodebug))
 		return -ENOMEM;
 	if (!needs_tag) {
 		struct tev_sample untagged = { 0 };
@@ -329,7 +333,8 @@ static void count(struct attributor *a, const struct outcome *o)
 	const struct attr_row *row = &a->rows.rows[o->row];
 
 	a->notes.count[o->note]++;
-	if (o->note == NOTE_NO_DEBUGINFO && o->nodebug != ATTR_NONE)
+	if ((o->note == NOTE_NO_DEBUGINFO || o->note == NOTE_NO_SYMBOL) &&
+	    o->nodebug != ATTR_NONE)
 		a->notes.nodebug[o->nodebug].count++;
 	if (row->kind == ROW_COMPONENT)
 		a->notes.dict_hits[row->dict]++;
@@ -418,6 +423,31 @@ static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 	return 0;
 }
 
+/*
+ * Whether @s's process maps a module a dictionary names: where none does
+ * (another program in a system-wide profile), its r15 and tag word are
+ * that program's own values.  Remembered per process: a yes for good, a
+ * no until the mappings change.
+ */
+static bool maps_described_module(struct attributor *a, struct symbolizer *sym,
+				  const struct tev_sample *s)
+{
+	uint64_t now = sym_generation(sym);
+	uint32_t v;
+
+	if (pair_map_get(&a->module_pids, s->pid, 0, &v))
+		return true;
+	if (pair_map_get(&a->module_pids, s->pid, 1, &v) && v == (uint32_t)now)
+		return false;
+	if (sym_pid_maps(sym, s->pid, a->module_paths, a->nr_module_paths, s->time)) {
+		/* Without memory it is asked again: the answer stays right. */
+		pair_map_put(&a->module_pids, s->pid, 0, 1);
+		return true;
+	}
+	pair_map_put(&a->module_pids, s->pid, 1, (uint32_t)now);
+	return false;
+}
+
 int attr_sample(struct attributor *a, struct symbolizer *sym,
 		const struct tev_sample *s, struct attr_result *out)
 {
@@ -428,11 +458,18 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 	int ret;
 
 	/*
-	 * In a followed child (the engine's compiler), r15 is whatever that
-	 * program keeps there, not a tag: its samples go where their code
-	 * does, never by a tag that happens to name a component.
+	 * In a process mapping none of the dictionaries' modules (a program
+	 * the engine ran, another program of a system-wide profile), r15 is
+	 * whatever that program keeps there, not a tag: its samples go where
+	 * their code does, never by a tag that happens to name a component.
+	 * Dictionaries that name no module (version 1): the recorded
+	 * process's tags count, its children's not (the engine's compiler).
+	 * The modules decide better: the backends a server forks map its
+	 * module; a compiler it runs does not.
 	 */
-	if (a->tag_pid && s->pid != a->tag_pid && (s->flags & tag_flags)) {
+	if ((s->flags & tag_flags) &&
+	    (a->nr_module_paths ? !maps_described_module(a, sym, s) :
+	     a->tag_pid && s->pid != a->tag_pid)) {
 		untagged = *s;
 		untagged.flags &= ~tag_flags;
 		untagged.tag = untagged.tag_word = 0;
@@ -522,6 +559,20 @@ struct attributor *attr_new(const struct attr_options *o, char *err, size_t errl
 	a->kallsyms = o->kallsyms;
 	a->kernel_delta = o->kernel_delta;
 	a->tag_pid = o->tag_pid;
+	for (di = 0; di < a->nr_dicts; di++) {
+		const struct tdict *d = a->dicts[di];
+		size_t m;
+
+		for (m = 0; m < d->nr_modules; m++) {
+			const char **grown = realloc(a->module_paths,
+						     (a->nr_module_paths + 1) * sizeof(*grown));
+
+			if (!grown)
+				goto oom;
+			a->module_paths = grown;
+			a->module_paths[a->nr_module_paths++] = d->modules[m].path;
+		}
+	}
 	if (level_index(a, o->level, err, errlen) < 0)
 		goto fail;
 	for (i = 0; i < o->nr_stack; i++) {
@@ -579,6 +630,8 @@ void attr_free(struct attributor *a)
 	free(a->outcome_rows);
 	free(a->notes.nodebug);
 	free(a->query_selected);
+	free(a->module_paths);
+	pair_map_free(&a->module_pids);
 	free(a);
 }
 
@@ -690,13 +743,22 @@ int attr_code_frame(const struct attributor *a, const uint32_t *frames, int n)
 	return n;
 }
 
+const struct kallsyms *attr_kernel_symbols(const struct attributor *a, uint64_t *delta)
+{
+	*delta = a->kernel_delta;
+	return a->kallsyms;
+}
+
 /* ---- queries ---- */
 
 bool attr_tag_counts(const struct attributor *a, const struct tev_sample *s)
 {
+	uint32_t v;
 	int i;
 
-	if (a->tag_pid && s->pid != a->tag_pid)
+	/* attr_sample() asked first: a process with one is known by now. */
+	if (a->nr_module_paths ? !pair_map_get(&a->module_pids, s->pid, 0, &v) :
+	    a->tag_pid && s->pid != a->tag_pid)
 		return false;
 	for (i = 0; i < a->nr_dicts; i++)
 		if (a->dicts[i]->nr_tags)
@@ -712,6 +774,18 @@ bool attr_has_queries(const struct attributor *a)
 uint32_t attr_outcome_query(const struct attributor *a, uint32_t outcome)
 {
 	return outcome < a->nr_outcomes ? a->outcomes[outcome].query : ATTR_NONE;
+}
+
+bool attr_outcome_site(const struct attributor *a, uint32_t outcome, struct attr_site *out)
+{
+	const struct site *st;
+
+	if (outcome >= a->nr_outcomes || a->outcomes[outcome].site == ATTR_NONE)
+		return false;
+	st = &a->sites[a->outcomes[outcome].site];
+	*out = (struct attr_site){ .path = st->path, .address = st->address,
+				   .line = a->outcomes[outcome].line };
+	return true;
 }
 
 uint32_t attr_outcome_entered_from(const struct attributor *a, uint32_t outcome)

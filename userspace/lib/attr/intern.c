@@ -33,8 +33,15 @@ int rows_named(struct row_table *t, enum attr_row_kind kind, int level,
 {
 	char key[4400];
 
-	/* The kind keeps a function and a line of the same spelling apart. */
-	snprintf(key, sizeof(key), "%d %s", (int)kind, name);
+	/*
+	 * The kind keeps a function and a line of the same spelling apart;
+	 * the object, a function (or line) of each object: a static helper()
+	 * in two libraries is two rows, as perf's dso,sym sorting has it.
+	 */
+	if ((kind == ROW_FUNCTION || kind == ROW_LINE) && object)
+		snprintf(key, sizeof(key), "%d %s\t%s", (int)kind, name, object);
+	else
+		snprintf(key, sizeof(key), "%d %s", (int)kind, name);
 	if (str_map_get(&t->by_name, key, row))
 		return 0;
 	if (rows_add(t, kind, level, name, object, row))

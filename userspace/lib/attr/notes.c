@@ -12,6 +12,7 @@ static const char *const note_texts[NOTE_MAX] = {
 	[NOTE_NO_MAPPING] = "outside every recorded mapping",
 	[NOTE_NO_FILE] = "in a mapped file that cannot be opened",
 	[NOTE_NO_DEBUGINFO] = "in code without line information (no DWARF)",
+	[NOTE_NO_SYMBOL] = "in code no symbol names (a stripped object, or code between functions)",
 	[NOTE_UNLINKED_LINE] = "on lines of a dictionary's files that it does not link (does the dictionary match the binary?)",
 	[NOTE_TAG_NO_LINK] = "carry a tag that names no component",
 	[NOTE_UNTAGGED] = "in shared code with no tag set",
@@ -26,7 +27,8 @@ const char *attr_note_text(enum attr_note n)
 	return n < NOTE_MAX && note_texts[n] ? note_texts[n] : "";
 }
 
-int notes_nodebug_index(struct attr_notes *n, const char *object, uint32_t *idx)
+int notes_nodebug_index(struct attr_notes *n, const char *object, bool stripped,
+			uint32_t *idx)
 {
 	struct nodebug_object *nd;
 	size_t i;
@@ -42,7 +44,7 @@ int notes_nodebug_index(struct attr_notes *n, const char *object, uint32_t *idx)
 	if (!nd)
 		return -ENOMEM;
 	n->nodebug = nd;
-	nd[i] = (struct nodebug_object){ object, 0 };
+	nd[i] = (struct nodebug_object){ object, 0, stripped };
 	n->nr_nodebug++;
 	*idx = (uint32_t)i;
 	return 0;
@@ -58,9 +60,11 @@ size_t attr_nr_nodebug(const struct attributor *a)
 	return a->notes.nr_nodebug;
 }
 
-const char *attr_nodebug(const struct attributor *a, size_t i, uint64_t *count)
+const char *attr_nodebug(const struct attributor *a, size_t i, uint64_t *count,
+			 bool *stripped)
 {
 	*count = a->notes.nodebug[i].count;
+	*stripped = a->notes.nodebug[i].stripped;
 	return a->notes.nodebug[i].object;
 }
 

@@ -133,7 +133,7 @@ int policy_site(struct attributor *a, const struct attr_level *lv,
 		       rows_object(&a->rows, r->path, &out->row);
 	case LEVEL_FUNCTION:
 		out->note = r->function ? NOTE_NONE : r->status == SYM_NO_FILE ?
-			    NOTE_NO_FILE : NOTE_NO_DEBUGINFO;
+			    NOTE_NO_FILE : NOTE_NO_SYMBOL;
 		return r->function ? rows_named(&a->rows, ROW_FUNCTION, lv - a->levels,
 						r->function, r->path, &out->row) :
 		       rows_object(&a->rows, r->path, &out->row);

@@ -24,6 +24,7 @@ struct parser {
 	size_t errlen;
 	size_t cap_components, cap_links, cap_shared;
 	int cap_logs;
+	int version;		/* of the first line */
 };
 
 static int perr(struct parser *p, const char *fmt, ...)
@@ -170,6 +171,37 @@ static int add_link(struct parser *p, char **f)
 	return 0;
 }
 
+/* module PATH BUILD-ID: code the dictionary describes (version 2). */
+static int add_module(struct parser *p, char **f)
+{
+	struct tdict *d = p->d;
+	size_t i, n = strlen(f[2]);
+	void *a;
+
+	if (p->version < 2)
+		return perr(p, "'module' lines are format version 2's; the first line says 1");
+	if (f[1][0] != '/')
+		return perr(p, "module path '%s' is not absolute", f[1]);
+	if (strcmp(f[2], "-")) {
+		if (n < 2 || n > 80 || n % 2)
+			return perr(p, "build-id '%s' is not 2 to 80 hex digits (or '-' for none)", f[2]);
+		for (i = 0; i < n; i++)
+			if (!strchr("0123456789abcdef", f[2][i]))
+				return perr(p, "build-id '%s' is not lowercase hex (or '-' for none)",
+					    f[2]);
+	}
+	for (i = 0; i < d->nr_modules; i++)
+		if (!strcmp(d->modules[i].path, f[1]))
+			return perr(p, "module '%s' named twice", f[1]);
+	a = realloc(d->modules, (d->nr_modules + 1) * sizeof(*d->modules));
+	if (!a)
+		return perr(p, "out of memory");
+	d->modules = a;
+	d->modules[d->nr_modules++] = (struct tdict_module){
+		.path = f[1], .build_id = strcmp(f[2], "-") ? f[2] : NULL, .lineno = p->lineno };
+	return 0;
+}
+
 static int add_line(struct parser *p, char **f, int nf)
 {
 	struct tdict *d = p->d;
@@ -179,7 +211,7 @@ static int add_line(struct parser *p, char **f, int nf)
 	} kinds[] = {
 		{ "level", 2 }, { "component", 4 }, { "parent", 5 }, { "log", 2 },
 		{ "link", 5 }, { "shared", 2 }, { "tag", 4 }, { "tag-register", 2 },
-		{ "tag-word", 4 },
+		{ "tag-word", 4 }, { "module", 3 },
 	};
 	uint64_t v1, v2;
 	size_t i;
@@ -206,6 +238,8 @@ static int add_line(struct parser *p, char **f, int nf)
 	}
 	if (!strcmp(f[0], "component"))
 		return add_component(p, f);
+	if (!strcmp(f[0], "module"))
+		return add_module(p, f);
 	if (!strcmp(f[0], "link"))
 		return add_link(p, f);
 	if (!strcmp(f[0], "log")) {
@@ -342,15 +376,19 @@ struct tdict *tdict_parse(const char *text, size_t len, const char *name,
 		}
 		line = s;
 		if (p.lineno == 1) {
-			if (strcmp(line, "tailor-dictionary\t1")) {
-				if (!strncmp(line, "tailor-dictionary\t", 18))
-					perr(&p, "dictionary format %s is not the version 1 this tailor reads",
-					     line + 18);
-				else
-					perr(&p, "not a tailor dictionary (the first line must be 'tailor-dictionary<TAB>1')");
-				goto fail;
+			/* Version 2 adds module lines; a version 1 file reads as before. */
+			if (!strcmp(line, "tailor-dictionary\t1") ||
+			    !strcmp(line, "tailor-dictionary\t2")) {
+				p.version = line[18] - '0';
+				d->version = p.version;
+				continue;
 			}
-			continue;
+			if (!strncmp(line, "tailor-dictionary\t", 18))
+				perr(&p, "dictionary format %s is not a version this tailor reads (1 and 2)",
+				     line + 18);
+			else
+				perr(&p, "not a tailor dictionary (the first line must be 'tailor-dictionary<TAB>2', or 1)");
+			goto fail;
 		}
 		if (!*line || *line == '#')
 			continue;
@@ -430,6 +468,7 @@ void tdict_free(struct tdict *d)
 	free(d->links);
 	free(d->logs);
 	free(d->shared);
+	free(d->modules);
 	free(d->arena);
 	free(d);
 }

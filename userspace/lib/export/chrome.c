@@ -10,12 +10,24 @@
  * gets a track of its states: running, runnable (preempted, or forked and
  * not yet run) and blocked.
  *
+ * Where the input has call stacks (perf record -g), each sample is also a
+ * sampled stack, as the format's "Global Samples" are: "samples" (pid,
+ * tid, ts, the event's name, "sf": its leaf frame, weight 1) in time
+ * order, and a "stackFrames" dictionary of the frames they point into
+ * ({name, category, parent}), each frame once per (parent, name,
+ * category), ids from 1.  A sample's frames are its folded stack's: the
+ * dictionary's components (category: their level), its callers, then its
+ * code (category: the object, [kernel] or [unknown]).  chrome://tracing
+ * shows them on the thread's track; speedscope reads them, not the slices,
+ * as a sampled profile per thread.
+ *
  * Times are whole microseconds since the first sample (or since the
  * recorded command's exec, where the threads' states begin before it),
  * each rounded to the nearest: the same rounding of the same instants keeps runs that
  * touch touching and children inside their parents, where a reader's
  * own rounding of fractions might not.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +35,13 @@
 #include "tailor/attribution.h"
 #include "tailor/export.h"
 #include "tailor/session.h"
+#include "util/grow.h"
+#include "util/hashmap.h"
+
+#define MAX_FRAMES	32
+/* A sample's line: its numbers take at most 100 bytes, the event's name the rest. */
+#define MAX_SAMPLE_LINE	512
+#define SAMPLES_BUF	65536
 
 static uint64_t us(uint64_t ns)
 {
@@ -224,6 +243,198 @@ static int counters(const struct export_profile *p, FILE *out, const char **sep)
 	return 0;
 }
 
+/* ---- sampled call stacks ---- */
+
+struct stack_frame {
+	const char *name, *category;	/* borrowed from the aggregate and attributor */
+	uint32_t parent;		/* 0: a root */
+};
+
+/* The frames of the samples' stacks, each (parent, name, category) once. */
+struct frame_tree {
+	struct str_map names;		/* "name\x1fcategory" -> its number */
+	struct pair_map children;	/* (parent, name's number) -> frame id */
+	struct stack_frame *frames;	/* frames[id - 1] */
+	size_t nr_frames, cap_frames;
+	uint32_t *leaf;			/* per stack count: its leaf frame, 0 not yet */
+};
+
+/* The frame @name (in @category) under @parent, made on first sight; 0 without memory. */
+static uint32_t frame_id(struct frame_tree *t, uint32_t parent, const char *name,
+			 const char *category)
+{
+	char key[8192];
+	uint32_t nr, id;
+
+	snprintf(key, sizeof(key), "%s\x1f%s", name, category);
+	if (!str_map_get(&t->names, key, &nr)) {
+		nr = (uint32_t)t->names.used;
+		if (str_map_put(&t->names, key, nr))
+			return 0;
+	}
+	if (pair_map_get(&t->children, parent, nr, &id))
+		return id;
+	if (t->nr_frames >= UINT32_MAX - 1 ||
+	    array_grow((void **)&t->frames, &t->cap_frames, t->nr_frames + 1, sizeof(*t->frames)))
+		return 0;
+	id = (uint32_t)t->nr_frames + 1;
+	if (pair_map_put(&t->children, parent, nr, id))
+		return 0;
+	t->frames[t->nr_frames++] = (struct stack_frame){ name, category, parent };
+	return id;
+}
+
+/*
+ * A row's category: the object its code is in where one is known, else
+ * the stack level whose row it is (a dictionary's component: "operator").
+ */
+static const char *row_category(const struct export_profile *p, uint32_t outcome, uint32_t row)
+{
+	const struct attr_row *r = attr_row(p->attr, row);
+	const uint32_t *rows = attr_outcome_rows(p->attr, outcome);
+	int l;
+
+	if (r->object)
+		return r->object;
+	if (r->kind == ROW_KERNEL)
+		return "[kernel]";
+	for (l = 0; l < attr_nr_stack_levels(p->attr); l++)
+		if (rows[l] == row)
+			return attr_stack_level_name(p->attr, l);
+	return "";
+}
+
+static const char *caller_category(const struct agg_frame *f)
+{
+	return f->object ? f->object : f->kernel ? "[kernel]" : "[unknown]";
+}
+
+/*
+ * The leaf frame of stack count @sc, its frames made on first sight, root
+ * first as in folded.c: the components, the callers, the code.  0 without
+ * memory.
+ */
+static uint32_t stack_leaf(const struct export_profile *p, struct frame_tree *t,
+			   const struct agg_stack_count *sc)
+{
+	const struct agg *g = p->agg;
+	const struct agg_chain *ch = sc->chain ? &g->chains[sc->chain] : NULL;
+	uint32_t frames[MAX_FRAMES], id = 0, k;
+	int f, nf, code;
+
+	nf = attr_outcome_frames(p->attr, sc->outcome, frames, MAX_FRAMES);
+	code = ch ? attr_code_frame(p->attr, frames, nf) : nf;
+	for (f = 0; f <= nf; f++) {
+		if (f == code) {
+			for (k = 0; ch && k < ch->n; k++) {
+				const struct agg_frame *fr = &g->frames[ch->first + k];
+
+				id = frame_id(t, id, fr->function, caller_category(fr));
+				if (!id)
+					return 0;
+			}
+		}
+		if (f == nf)
+			break;
+		id = frame_id(t, id, attr_row(p->attr, frames[f])->name,
+			      row_category(p, sc->outcome, frames[f]));
+		if (!id)
+			return 0;
+	}
+	return id;
+}
+
+/* Digits of @v, for the one line a sample takes (fprintf's parsing would dominate it). */
+static char *put_u64(char *at, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*at++ = tmp[--n];
+	return at;
+}
+
+static int sampled_stacks(const struct export_profile *p, FILE *out)
+{
+	const struct agg *g = p->agg;
+	struct frame_tree t = { 0 };
+	char *event = NULL, *buf = NULL, *at;
+	size_t len = 0, i;
+	FILE *name;
+	int ret = -ENOMEM;
+
+	if (!g->nr_stack_samples)
+		return 0;
+	/* The event's name, escaped once: every sample bears it. */
+	name = open_memstream(&event, &len);
+	if (!name)
+		return -ENOMEM;
+	json_str(name, p->info->event);
+	if (fclose(name) || len > MAX_SAMPLE_LINE - 128)
+		goto out;
+	t.leaf = calloc(g->nr_stacks + 1, sizeof(*t.leaf));
+	buf = malloc(SAMPLES_BUF);
+	if (!t.leaf || !buf)
+		goto out;
+	/* Stacks first, so that the frames' dictionary comes before the samples. */
+	for (i = 0; i < g->nr_stack_samples; i++) {
+		uint32_t s = g->stack_samples[i].stack;
+
+		if (!t.leaf[s] && !(t.leaf[s] = stack_leaf(p, &t, &g->stacks[s])))
+			goto out;
+	}
+	fputs(",\n\"stackFrames\":{", out);
+	for (i = 0; i < t.nr_frames; i++) {
+		const struct stack_frame *f = &t.frames[i];
+
+		fprintf(out, "%s\n\"%zu\":{\"name\":", i ? "," : "", i + 1);
+		json_str(out, f->name);
+		fputs(",\"category\":", out);
+		json_str(out, f->category);
+		if (f->parent)
+			fprintf(out, ",\"parent\":%u", f->parent);
+		fputc('}', out);
+	}
+	fputs("},\n\"samples\":[", out);
+	/* A line a sample, 80 bytes or so: written a buffer at a time. */
+	for (i = 0, at = buf; i < g->nr_stack_samples; i++) {
+		const struct agg_stack_sample *ss = &g->stack_samples[i];
+		const struct agg_stack_count *sc = &g->stacks[ss->stack];
+
+		if (at - buf > SAMPLES_BUF - MAX_SAMPLE_LINE) {
+			fwrite(buf, 1, (size_t)(at - buf), out);
+			at = buf;
+		}
+		at = stpcpy(at, i ? ",\n{\"pid\":" : "\n{\"pid\":");
+		at = put_u64(at, sc->pid);
+		at = stpcpy(at, ",\"tid\":");
+		at = put_u64(at, sc->tid);
+		at = stpcpy(at, ",\"ts\":");
+		at = put_u64(at, us(add_sat(ss->ns, lead_ns(g))));
+		at = stpcpy(at, ",\"name\":");
+		at = stpcpy(at, event);
+		at = stpcpy(at, ",\"sf\":");
+		at = put_u64(at, t.leaf[ss->stack]);
+		at = stpcpy(at, ",\"weight\":1}");
+	}
+	fwrite(buf, 1, (size_t)(at - buf), out);
+	fputs("\n]", out);
+	ret = 0;
+out:
+	free(event);
+	free(buf);
+	free(t.leaf);
+	free(t.frames);
+	str_map_free(&t.names);
+	pair_map_free(&t.children);
+	return ret;
+}
+
 static int write_chrome(const struct export_profile *p, FILE *out)
 {
 	const struct session_info *info = p->info;
@@ -246,13 +457,17 @@ static int write_chrome(const struct export_profile *p, FILE *out)
 	states(p, out, &sep);
 	if (counters(p, out, &sep))
 		return -1;
-	fputs("\n]}\n", out);
+	fputs("\n]", out);
+	if (sampled_stacks(p, out))
+		return -1;
+	fputs("}\n", out);
 	return ferror(out) ? -1 : 0;
 }
 
 const struct exporter export_chrome = {
 	.name = "chrome",
-	.help = "Chrome trace JSON: thread tracks of nested component runs and states, counters",
-	.needs = EXPORT_NEEDS_SLICES | EXPORT_NEEDS_BUCKETS | EXPORT_NEEDS_STATES,
+	.help = "Chrome trace JSON: thread tracks of nested component runs and states, counters, sampled call stacks",
+	.needs = EXPORT_NEEDS_SLICES | EXPORT_NEEDS_BUCKETS | EXPORT_NEEDS_STATES |
+		 EXPORT_NEEDS_SAMPLE_STACKS,
 	.write_profile = write_chrome,
 };

@@ -4,9 +4,10 @@
  * perf record --intr-regs=r15 gives the tag register, --user-regs=ip,r15
  * a kernel sample's tag and the IP that entered the kernel, -k 12 on a
  * kernel with patches/0002 raw TSC times, --switch-events context
- * switches.  The file is mapped, never copied, every field is
- * bounds-checked, and offsets are never trusted to be aligned: fields
- * are copied out, never cast.
+ * switches, -g call stacks, and --call-graph dwarf the user registers
+ * and stack bytes the consumer unwinds (tev_sample).  The file is
+ * mapped, never copied, every field is bounds-checked, and offsets are
+ * never trusted to be aligned: fields are copied out, never cast.
  *
  * perf record writes each CPU's buffer in turn, so consecutive records
  * are mostly in time order; runs are cut where time steps back, and
@@ -189,7 +190,8 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 {
 	struct cursor c = { rec + sizeof(*h), rec + h->size, false };
 	const struct perf_attr_info *ai = sample_attr(p, rec, h);
-	const uint8_t *user_regs = NULL;
+	const uint8_t *user_regs = NULL, *user_stack = NULL;
+	uint32_t user_stack_size = 0;
 	uint64_t t, n;
 
 	*raw = (struct raw_data){ NULL, 0 };
@@ -258,11 +260,23 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 			skip(&c, 8ull * __builtin_popcountll(ai->attr.sample_regs_user));
 		}
 	}
+	/*
+	 * The user stack's copy: its size, the bytes, and how many of them
+	 * the kernel could read (dyn_size); a copy claiming more than it
+	 * holds is a damaged sample, as perf rejects it.
+	 */
 	if (t & PERF_SAMPLE_STACK_USER) {
 		n = take_u64(&c);
+		user_stack = c.p;
 		skip(&c, n);
-		if (n)
-			take_u64(&c);
+		if (n) {
+			uint64_t dyn_size = take_u64(&c);
+
+			if (dyn_size > n)
+				c.bad = true;
+			else
+				user_stack_size = (uint32_t)dyn_size;
+		}
 	}
 	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		take_u64(&c);
@@ -286,6 +300,13 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 		}
 	}
 	if (user_regs && !c.bad) {
+		out->user_regs = user_regs;
+		out->user_regs_mask = ai->attr.sample_regs_user;
+		/* Its stack is only worth unwinding with the registers that begin it. */
+		if (user_stack_size) {
+			out->user_stack = user_stack;
+			out->user_stack_size = user_stack_size;
+		}
 		if (ai->user_tag_index >= 0) {
 			memcpy(&out->tag, user_regs + 8 * ai->user_tag_index, 8);
 			out->flags |= TEV_HAS_TAG | TEV_USER_TAG;
@@ -920,6 +941,8 @@ static int count_events(struct perf_data *p, char *err, size_t errlen)
 				info->last_time = s.time;
 			if (s.flags & TEV_HAS_ADDR)
 				info->has_addr = true;
+			if (s.flags & TEV_KERNEL)
+				info->nr_kernel_samples++;
 			info->nr_samples++;
 			break;
 		case PERF_RECORD_MMAP:
@@ -1010,6 +1033,7 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 	p->fr.tag_reg = tag_reg;
 	info = &p->fr.info;
 	info->format = "perf.data";
+	info->kernel_samples_counted = true;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		snprintf(err, errlen, "cannot open: %m");

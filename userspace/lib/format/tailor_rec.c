@@ -51,6 +51,7 @@ struct tailor_rec {
 	uint64_t end_time;	/* stop_tsc, for the lost count */
 	struct carried_file *files;
 	size_t nr_files;
+	char *kallsyms;		/* the KALLSYMS record's text, or NULL */
 };
 
 struct unpacked_batch {
@@ -390,6 +391,7 @@ static void tailor_close(struct format_reader *fr)
 		free(t->files[i].data);
 	}
 	free(t->files);
+	free(t->kallsyms);
 	for (i = 0; i < t->nr_unpacked; i++)
 		free(t->unpacked[i].data);
 	free(t->unpacked);
@@ -600,6 +602,20 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 		case TLR_ROUND:
 			info->rounds++;
 			break;
+		case TLR_KALLSYMS:
+			/* One is written; a second (never written) replaces it. */
+			free(t->kallsyms);
+			t->kallsyms = malloc(rec.size ? rec.size : 1);
+			if (!t->kallsyms) {
+				snprintf(err, errlen, "out of memory");
+				tlr_reader_close(r);
+				goto fail;
+			}
+			memcpy(t->kallsyms, rec.payload, rec.size);
+			info->kallsyms = t->kallsyms;
+			/* The text, without the padding that ends the record. */
+			info->kallsyms_len = strnlen(t->kallsyms, rec.size);
+			break;
 		case TLR_END:
 			have_end = true;
 			tlr_kv_get_u64(rec.payload, rec.size, "lost", &info->lost);
@@ -637,6 +653,7 @@ fail:
 		free(t->files[ret].data);
 	}
 	free(t->files);
+	free(t->kallsyms);
 	free(t->path);
 	free(t);
 	return NULL;

@@ -127,6 +127,33 @@ const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
 	return NULL;
 }
 
+int cu_ranges_unit(struct cu_ranges *c, GElf_Addr addr, Dwarf_Die *cudie, Dwarf_Addr *bias)
+{
+	Dwarf_Addr at;
+	size_t lo = 0, hi, i;
+
+	if (!c || !c->nr || addr < c->bias)
+		return -1;
+	at = addr - c->bias;
+	hi = c->nr;
+	/* As cu_ranges_line() searches: the innermost range holding @at first. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ranges[mid].low <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && c->ranges[i].reach > at;) {
+		if (at < c->ranges[i].high && dwarf_offdie(c->dwarf, c->ranges[i].die, cudie)) {
+			*bias = c->bias;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 void cu_ranges_free(struct cu_ranges *c)
 {
 	if (c) {

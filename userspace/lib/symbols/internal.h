@@ -38,6 +38,11 @@ struct sym_file {
 	/* Its units' address ranges, for lines libdw cannot place (cu_ranges.c). */
 	struct cu_ranges *cu_ranges;
 	bool cu_ranges_tried;
+	/* Neither it nor its debug file has a .symtab: known once asked. */
+	bool stripped, stripped_known;
+	/* Its PLT's entries by name (plt.c), built when a symbol is missed. */
+	struct sym_plt *plt;
+	bool plt_tried;
 };
 
 /*
@@ -63,6 +68,8 @@ struct cu_ranges *cu_ranges_build(Dwfl_Module *mod);
 const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
 			   const char **comp_dir);
 void cu_ranges_free(struct cu_ranges *c);
+/* The unit whose ranges hold @addr (a module address) into @cudie, and its bias; 0 or -1. */
+int cu_ranges_unit(struct cu_ranges *c, GElf_Addr addr, Dwarf_Die *cudie, Dwarf_Addr *bias);
 
 /* A name slot whose interval libdwfl was not asked about yet. */
 static const char not_asked[1];
@@ -151,6 +158,10 @@ struct symbolizer {
 	uint32_t next_id;
 	struct sym_jit *jit;	/* jit_code.c's, NULL until a JIT is seen */
 	bool no_demangle;	/* symbols' names as the ELF file has them */
+	struct sym_inlines *inlines;	/* inline_frames.c's cache, NULL until asked */
+	/* libdwfl's callbacks, with where debug files are looked for. */
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
 };
 
 int sym_list_insert(struct sym_map_list *l, const struct sym_map *m);
@@ -172,6 +183,28 @@ const char *sym_keep_n(struct symbolizer *s, const char *str, size_t n);
 /* The cached answer for (@owner, @address); a fresh one has owner NULL. */
 struct cache_entry *sym_cache_slot(struct symbolizer *s, const void *owner,
 				   uint64_t address, bool *fresh);
+
+/*
+ * The file mapped at @ip of @pid at @time, opened, with @ip's ELF virtual
+ * address in it in *@vaddr; NULL where no file mapping covers @ip, or its
+ * file cannot be read (maps over time, for unwind_dwarf.c).
+ */
+struct sym_file *sym_file_at(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
+			     uint64_t *vaddr);
+
+/*
+ * The file the profile mapped at @path, opened (NULL: none such, anonymous
+ * memory, or unreadable), for questions asked by path (inline_frames.c).
+ */
+struct sym_file *sym_file_named(struct symbolizer *s, const char *path);
+/* A line table's file name @src of a unit compiled in @comp_dir, as resolve() names it. */
+const char *sym_keep_path(struct symbolizer *s, const char *comp_dir, const char *src);
+/* inline_frames.c: its cache freed (by sym_free()). */
+void sym_inlines_free(struct symbolizer *s);
+
+/* plt.c: "NAME@plt" for an address (ELF vaddr) in @f's PLT, else NULL. */
+const char *sym_plt_name(struct symbolizer *s, struct sym_file *f, uint64_t vaddr);
+void sym_plt_free(struct sym_plt *p);
 
 /* @raw demangled unless asked not to (demangle.c), owned like sym_keep()'s. */
 const char *sym_demangled(struct symbolizer *s, const char *raw);

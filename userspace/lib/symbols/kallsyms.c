@@ -56,10 +56,10 @@ void kallsyms_free(struct kallsyms *k)
 	free(k);
 }
 
-struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+/* The kallsyms text of @f, called @path in messages; @f is closed. */
+static struct kallsyms *kallsyms_read(FILE *f, const char *path, char *err, size_t errlen)
 {
 	struct kallsyms *k = calloc(1, sizeof(*k));
-	FILE *f = fopen(path, "r");
 	char line[1024], type, name[512];
 	unsigned long long addr;
 	size_t lineno = 0, nonzero = 0;
@@ -106,6 +106,76 @@ fail:
 	if (f)
 		fclose(f);
 	kallsyms_free(k);
+	return NULL;
+}
+
+struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
+{
+	return kallsyms_read(fopen(path, "re"), path, err, errlen);
+}
+
+struct kallsyms *kallsyms_parse(const char *text, size_t len, const char *name, char *err,
+				size_t errlen)
+{
+	/* fmemopen() of nothing fails: an empty text is read as one. */
+	return kallsyms_read(fmemopen((void *)(len ? text : "\n"), len ? len : 1, "r"), name,
+			     err, errlen);
+}
+
+size_t kallsyms_count(const struct kallsyms *k)
+{
+	return k->nr;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+char *kallsyms_subset(const struct kallsyms *k, const uint64_t *addrs, size_t n, size_t *len)
+{
+	uint32_t *used = malloc((n ? n : 1) * sizeof(*used));
+	size_t i, nr = 0, cap = 4096, at = 0;
+	char *text = malloc(cap);
+
+	if (!used || !text)
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (kallsyms_name(k, addrs[i], &used[nr]))
+			nr++;
+	if (nr)
+		qsort(used, nr, sizeof(*used), cmp_u32);
+	/*
+	 * _text, then each symbol holding one of the addresses, once, in
+	 * address order: the lookup of each of them finds the same symbol
+	 * in the subset (no symbol kept lies between it and the address).
+	 */
+	at = (size_t)snprintf(text, cap, "%016llx T _text\n", (unsigned long long)k->text);
+	for (i = 0; i < nr; i++) {
+		const struct ksym *s = &k->syms[used[i]];
+		size_t need = strlen(s->name) + 24;
+
+		if (i && used[i] == used[i - 1])
+			continue;
+		if (at + need >= cap) {
+			char *grown = realloc(text, cap * 2 + need);
+
+			if (!grown)
+				goto fail;
+			text = grown;
+			cap = cap * 2 + need;
+		}
+		at += (size_t)snprintf(text + at, cap - at, "%016llx t %s\n",
+				       (unsigned long long)s->addr, s->name);
+	}
+	free(used);
+	*len = at;
+	return text;
+fail:
+	free(used);
+	free(text);
 	return NULL;
 }
 

@@ -28,11 +28,13 @@
 #include "symbols/internal.h"
 #include "util/grow.h"
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
+/*
+ * A file's separate debug file is found as libdwfl finds it: by build-id
+ * (DIR/.build-id/xx/rest.debug), then by .gnu_debuglink, under each
+ * directory of the path -- by default the file's own, its .debug/ and
+ * /usr/lib/debug (sym_set_debug_dir() adds one).
+ */
+static char default_debuginfo_path[] = ":.debug:/usr/lib/debug";
 
 static int on_mmap(struct tev_consumer *c, const struct tev_mmap *m);
 static int on_fork(struct tev_consumer *c, const struct tev_task *t);
@@ -50,12 +52,36 @@ struct symbolizer *sym_new(void)
 			return NULL;
 		}
 		s->generation = 1;
+		s->debuginfo_path = default_debuginfo_path;
+		s->callbacks = (Dwfl_Callbacks){
+			.find_elf = dwfl_build_id_find_elf,
+			.find_debuginfo = dwfl_standard_find_debuginfo,
+			.section_address = dwfl_offline_section_address,
+			.debuginfo_path = &s->debuginfo_path,
+		};
 		s->events.mmap = on_mmap;
 		s->events.fork = on_fork;
 		s->events.comm = on_comm;
 		tev_consumer_defaults(&s->events);
 	}
 	return s;
+}
+
+int sym_set_debug_dir(struct symbolizer *s, const char *dir)
+{
+	size_t n = strlen(default_debuginfo_path) + strlen(dir) + 2;
+	char *path;
+
+	if (dir[0] != '/' || strchr(dir, ':'))
+		return -EINVAL;
+	path = malloc(n);
+	if (!path)
+		return -ENOMEM;
+	snprintf(path, n, "%s:%s", default_debuginfo_path, dir);
+	if (s->debuginfo_path != default_debuginfo_path)
+		free(s->debuginfo_path);
+	s->debuginfo_path = path;
+	return 0;
 }
 
 struct tev_consumer *sym_consumer(struct symbolizer *s)
@@ -78,6 +104,7 @@ void sym_free(struct symbolizer *s)
 		free(s->files[i]->names);
 		sym_table_free(s->files[i]->table);
 		cu_ranges_free(s->files[i]->cu_ranges);
+		sym_plt_free(s->files[i]->plt);
 		free(s->files[i]);
 	}
 	for (i = 0; i < s->nr_strings; i++)
@@ -86,7 +113,10 @@ void sym_free(struct symbolizer *s)
 	free(s->files);
 	free(s->files_mapped.maps);
 	jit_free(s);
+	sym_inlines_free(s);
 	free(s->cache);
+	if (s->debuginfo_path != default_debuginfo_path)
+		free(s->debuginfo_path);
 	free(s);
 }
 
@@ -379,10 +409,10 @@ static void read_segments(struct sym_file *f)
 	}
 }
 
-static void open_file(struct sym_file *f)
+static void open_file(struct symbolizer *s, struct sym_file *f)
 {
 	f->tried = true;
-	f->dwfl = dwfl_begin(&offline_callbacks);
+	f->dwfl = dwfl_begin(&s->callbacks);
 	if (!f->dwfl)
 		return;
 	f->mod = dwfl_report_offline(f->dwfl, f->path, f->path, -1);
@@ -553,7 +583,7 @@ const char *sym_keep(struct symbolizer *s, const char *str)
  * relative one joined to its unit's compilation directory (which may be
  * relative itself: "./elf/../sysdeps/x86/dl-cacheinfo.h" in glibc).
  */
-static const char *keep_path(struct symbolizer *s, const char *comp_dir, const char *src)
+const char *sym_keep_path(struct symbolizer *s, const char *comp_dir, const char *src)
 {
 	char *joined;
 	const char *kept;
@@ -568,6 +598,37 @@ static const char *keep_path(struct symbolizer *s, const char *comp_dir, const c
 	kept = sym_keep(s, joined);
 	free(joined);
 	return kept;
+}
+
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether @f was stripped: no .symtab in it or in a debug file libdwfl
+ * finds for it (its .dynsym names only what it exports).  Asked only of
+ * files with code no symbol covers.
+ */
+static bool file_stripped(struct sym_file *f)
+{
+	GElf_Addr bias;
+	Dwarf *dwarf;
+
+	if (!f->stripped_known) {
+		f->stripped_known = true;
+		dwarf = dwfl_module_getdwarf(f->mod, &bias);
+		f->stripped = !has_symtab(f->elf) && !(dwarf && has_symtab(dwarf_getelf(dwarf)));
+	}
+	return f->stripped;
 }
 
 static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
@@ -604,12 +665,19 @@ static void resolve(struct symbolizer *s, struct sym_file *f, uint64_t vaddr,
 		src = cu_ranges_line(f->cu_ranges, addr, &lineno, &comp_dir);
 	}
 	if (src && lineno > 0) {
-		r->file = keep_path(s, comp_dir, src);
+		r->file = sym_keep_path(s, comp_dir, src);
 		r->line = lineno;
 		r->status = SYM_OK;
 	} else {
 		r->status = r->function ? SYM_NO_LINE : SYM_NO_DEBUGINFO;
 	}
+	/* No symbol covers a PLT entry: named by its relocation, as perf does. */
+	if (!r->function) {
+		r->function = sym_plt_name(s, f, vaddr);
+		if (r->function && r->status == SYM_NO_DEBUGINFO)
+			r->status = SYM_NO_LINE;
+	}
+	r->stripped = !r->function && file_stripped(f);
 }
 
 static struct cache_entry *cache_slot(struct symbolizer *s, const void *owner,
@@ -681,7 +749,7 @@ static void lookup_in_file(struct symbolizer *s, const struct sym_map *m, uint64
 	f = m->file;
 	out->path = f->path;
 	if (!f->tried)
-		open_file(f);
+		open_file(s, f);
 	if (!f->noaddr_id)
 		f->noaddr_id = ++s->next_id;
 	out->id = f->noaddr_id - 1;
@@ -711,6 +779,22 @@ static void lookup_in_file(struct symbolizer *s, const struct sym_map *m, uint64
 	*out = e->result;
 }
 
+struct sym_file *sym_file_at(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
+			     uint64_t *vaddr)
+{
+	const struct sym_map *m;
+	uint64_t from, to;
+
+	m = find_map(s, pid, ip, time, &from, &to);
+	if (!m || !m->file || m->file->anonymous)
+		return NULL;
+	if (!m->file->tried)
+		open_file(s, m->file);
+	if (!m->file->dwfl || offset_to_vaddr(m->file, ip - m->start + m->pgoff, vaddr))
+		return NULL;
+	return m->file;
+}
+
 void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 		struct sym_result *out)
 {
@@ -737,4 +821,135 @@ void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 	if (!m->file->anonymous && out->id != UINT32_MAX && from < to)
 		*r = (struct recent_ip){ .generation = s->generation, .ip = ip, .from = from,
 					 .to = to, .pid = pid, .result = *out };
+}
+
+/* @f's GNU build-id as lowercase hex into @hex, "" if it has none. */
+static void file_build_id(struct symbolizer *s, struct sym_file *f, char *hex, size_t len)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n, i;
+
+	hex[0] = '\0';
+	if (f->anonymous)
+		return;
+	if (!f->tried)
+		open_file(s, f);
+	if (!f->mod)
+		return;
+	n = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	for (i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+}
+
+struct sym_file *sym_file_named(struct symbolizer *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_files; i++) {
+		struct sym_file *f = s->files[i];
+
+		if (strcmp(f->path, path))
+			continue;
+		if (f->anonymous)
+			return NULL;
+		if (!f->tried)
+			open_file(s, f);
+		return f->dwfl ? f : NULL;
+	}
+	return NULL;
+}
+
+int sym_object_info(struct symbolizer *s, const char *path, struct sym_object *out)
+{
+	struct sym_file *f = sym_file_named(s, path);
+	bool interp = false, text = false;
+	GElf_Addr bias;
+	GElf_Ehdr eh;
+	size_t i, n;
+
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		return -ENOENT;
+	file_build_id(s, f, out->build_id, sizeof(out->build_id));
+	out->has_dwarf = dwfl_module_getdwarf(f->mod, &bias) != NULL;
+	if (elf_getphdrnum(f->elf, &n))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, i, &ph))
+			continue;
+		interp |= ph.p_type == PT_INTERP;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && !text) {
+			text = true;
+			out->text_start = ph.p_vaddr;
+			out->text_end = ph.p_vaddr + ph.p_memsz;
+			out->text_offset = ph.p_offset;
+		}
+	}
+	out->executable = gelf_getehdr(f->elf, &eh) &&
+			  (eh.e_type == ET_EXEC || (eh.e_type == ET_DYN && interp));
+	return 0;
+}
+
+enum sym_module_match sym_find_module(struct symbolizer *s, const char *path,
+				      const char *build_id, const char **mapped,
+				      char *mapped_id, size_t len)
+{
+	char hex[SYM_BUILD_ID_HEX];
+	size_t i;
+
+	*mapped = NULL;
+	mapped_id[0] = '\0';
+	for (i = 0; i < s->nr_files; i++) {
+		struct sym_file *f = s->files[i];
+
+		if (strcmp(f->path, path))
+			continue;
+		*mapped = f->path;
+		file_build_id(s, f, mapped_id, len);
+		/* A file gone since, or one without a build-id: its path decides. */
+		return !build_id || !mapped_id[0] || !strcmp(build_id, mapped_id) ?
+		       SYM_MODULE_MAPPED : SYM_MODULE_OTHER_BUILD;
+	}
+	/*
+	 * Elsewhere (a container's path, a copy): the files samples were in
+	 * are open already, and one of them may be the build.
+	 */
+	for (i = 0; build_id && i < s->nr_files; i++) {
+		struct sym_file *f = s->files[i];
+
+		if (!f->tried || !f->mod)
+			continue;
+		file_build_id(s, f, hex, sizeof(hex));
+		if (!strcmp(hex, build_id)) {
+			*mapped = f->path;
+			snprintf(mapped_id, len, "%s", hex);
+			return SYM_MODULE_MAPPED;
+		}
+	}
+	return SYM_MODULE_NONE;
+}
+
+bool sym_pid_maps(const struct symbolizer *s, uint32_t pid, const char *const *paths,
+		  size_t nr_paths, uint64_t time)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->files_mapped.nr; i++) {
+		const struct sym_map *m = &s->files_mapped.maps[i];
+
+		if (m->pid != pid || m->time > time || m->until <= time)
+			continue;
+		for (k = 0; k < nr_paths; k++)
+			if (!strcmp(m->file->path, paths[k]))
+				return true;
+	}
+	return false;
+}
+
+uint64_t sym_generation(const struct symbolizer *s)
+{
+	return s->generation;
 }

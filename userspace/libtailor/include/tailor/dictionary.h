@@ -55,6 +55,22 @@ int tailor_dict_tag_field(struct tailor_dict *d, int level, unsigned int shift,
 int tailor_dict_tag_word_field(struct tailor_dict *d, int level, unsigned int shift,
 			       unsigned int bits);
 
+/*
+ * The modules whose code the dictionary describes -- the program whose
+ * runtime its shared lines are in, a library of generated code -- by path
+ * and GNU build-id: a report refuses a dictionary for a profile in which
+ * none of them is mapped (another program's samples, whose tag register
+ * holds values of its own).  @build_id in lowercase hex, or NULL for a
+ * file without one.  Makes the file format version 2.
+ */
+int tailor_dict_module(struct tailor_dict *d, const char *path, const char *build_id);
+/*
+ * The same for the loaded object (the program, or a library dlopen()ed)
+ * whose code or data @addr is in, found through dl_iterate_phdr():
+ * -ENOENT if none is.
+ */
+int tailor_dict_module_of(struct tailor_dict *d, const void *addr);
+
 /* Abstraction Trackers. */
 int tailor_track_push(struct tailor_dict *d, int level, uint64_t id);
 int tailor_track_pop(struct tailor_dict *d, int level);
