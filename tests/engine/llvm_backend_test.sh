@@ -67,10 +67,17 @@ for b in c llvm; do
 		>"$work/same-$b.out" 2>&1 || not_ok "fig3 under --backend $b" "$work/same-$b.out"
 	cp "$work/same/fig3.c" "$work/same-$b.c"
 done
-if cmp -s "$work/same-c.dict" "$work/same-llvm.dict"; then
-	ok "both backends write the same dictionary"
+# The same links; the modules differ as the code's homes do: the C
+# backend's fig3.so holds its pipelines, LLVM's are in anonymous memory
+# (named through the jitdump), so LLVM's dictionary names the engine only.
+engine_path=$(readlink -f "$engine")
+if cmp -s <(grep -v '^module' "$work/same-c.dict") <(grep -v '^module' "$work/same-llvm.dict") &&
+	[ "$(grep '^module' "$work/same-c.dict" | cut -f2 | paste -sd' ')" = "$engine_path $work/same/fig3.so" ] &&
+	[ "$(grep '^module' "$work/same-llvm.dict" | cut -f2)" = "$engine_path" ]; then
+	ok "both backends write the same dictionary, each naming the modules its code is in"
 else
-	not_ok "the dictionaries differ"
+	diff "$work/same-c.dict" "$work/same-llvm.dict" | head -20 >"$work/diff"
+	not_ok "the dictionaries differ" "$work/diff"
 fi
 diff "$work/same-c.c" "$work/same-llvm.c" >"$work/diff" 2>&1
 if [ "$(grep -c '^[0-9]' "$work/diff")" -eq 1 ] && grep -qx '3c3' "$work/diff" &&

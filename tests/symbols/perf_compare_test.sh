@@ -454,7 +454,7 @@ if gcc -std=gnu11 -O1 -g "$top/tests/symbols/hot_lines.c" -o "$work/left" 2>"$wo
 		END { for (k in n) print n[k] "\t" k }' | sort >"$work/procs.perf"
 	if "$tailor" report -i "$work/procs.data" -f json --top 0 >"$work/procs.json" 2>"$work/why" &&
 		"$tailor" report -i "$work/procs.data" >"$work/procs.txt" 2>>"$work/why" &&
-		grep -q "^# 3 processes had samples: a row per process and function" "$work/procs.txt" &&
+		grep -qE "^# [23] processes had samples: a row per process and function" "$work/procs.txt" &&
 		grep -qE '^ +[0-9.]+% +[0-9]+  left +left +three_parts$' "$work/procs.txt" &&
 		python3 - "$work/procs.json" "$work/procs.perf" >>"$work/why" 2>&1 <<'EOF'
 import json, sys
@@ -588,7 +588,7 @@ fi
 # builtins and C++ through its symbols -- every (object, function) row has
 # perf script's samples.  libc's are printed, not judged: where it has
 # several symbols at one address (malloc and __libc_malloc), tailor names
-# it as libdwfl does and perf by its own ranking.
+# it as libdwfl does and perf by its own ranking; nor the vDSO's (below).
 if command -v node >/dev/null; then
 	cat >"$work/hot.js" <<'JS'
 function hot(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
@@ -618,7 +618,9 @@ want = {}
 for l in open(sys.argv[2]):
     n, dso, sym = l.rstrip("\n").split("\t", 2)
     want[(dso, sym)] = int(n)
-judged = lambda k: k[0] != "libc.so.6"
+# The vDSO is one row, [vdso]: tailor has no file of it to name its
+# functions by (perf reads the copy its build-id cache keeps).
+judged = lambda k: k[0] not in ("libc.so.6", "[vdso]")
 diff = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
 for k in diff[:12]:
     print("  %s%s %s: tailor %s, perf %s" % ("" if judged(k) else "(not judged) ", k[0], k[1],
@@ -644,23 +646,30 @@ fi
 # program's labs@plt "_init": _init has no size, perf stretches it to the
 # next symbol, over the PLT.  The truth is by address: a non-PIE build
 # runs at its link addresses, and the samples whose IP lies in .plt past
-# its header entry are labs@plt's.
+# its header entry are labs@plt's -- or in .plt.sec, where a toolchain
+# that builds for IBT (-fcf-protection) puts the entries calls reach.
 if gcc -std=gnu11 -O1 -g -fno-builtin -no-pie "$top/tests/symbols/plt_calls.c" -o "$work/plt" \
 	2>"$work/plt.cc" &&
 	perf record -q -e cpu-clock:u -F 4000 -o "$work/plt.data" -- "$work/plt" 200 \
 	>"$work/plt.rec" 2>&1; then
-	read -r start size < <(readelf -SW "$work/plt" | awk '$2 == ".plt" { print $4, $6 }')
 	want=$(perf script -i "$work/plt.data" -F ip 2>/dev/null | python3 -c '
-import sys
-s, e = int(sys.argv[1], 16) + 16, int(sys.argv[1], 16) + int(sys.argv[2], 16)
-print(sum(1 for l in sys.stdin if l.strip() and s <= int(l.split()[0], 16) < e))' "$start" "$size")
+import subprocess, sys
+secs = {}
+for l in subprocess.run(["readelf", "-SW", sys.argv[1]], capture_output=True, text=True).stdout.splitlines():
+    f = l.replace("[", " ").replace("]", " ").split()
+    if len(f) > 5 and f[1] in (".plt", ".plt.sec"):
+        secs[f[1]] = (int(f[3], 16), int(f[5], 16))
+start, size = secs.get(".plt.sec") or secs[".plt"]
+s = start + (0 if ".plt.sec" in secs else 16)
+print(sum(1 for l in sys.stdin if l.strip() and s <= int(l.split()[0], 16) < start + size))' "$work/plt")
 	got=$("$tailor" report -i "$work/plt.data" -f json --top 0 2>"$work/why" | python3 -c '
 import json, sys
 print(sum(r["samples"] for r in json.load(sys.stdin)["rows"] if r["name"] == "labs@plt"))')
 	if [ "$want" -ge 100 ] && [ "$got" = "$want" ]; then
 		ok "a PLT entry: labs@plt, with the $want samples whose IP is in it"
 	else
-		echo "samples in .plt's labs entry $want, tailor's labs@plt $got" >>"$work/why"
+		{ echo "samples in .plt's labs entry $want, tailor's labs@plt $got, in all $(perf script -i "$work/plt.data" -F ip 2>/dev/null | wc -l)"
+		  readelf -SW "$work/plt" | grep plt; "$tailor" report -i "$work/plt.data"; } >>"$work/why" 2>&1
 		not_ok "a PLT entry: labs@plt, with the samples whose IP is in it" "$work/why"
 	fi
 else

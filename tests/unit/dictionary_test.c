@@ -316,6 +316,18 @@ static void test_modules(void)
 	d = tailor_dict_new();
 	check(tailor_dict_module(d, "relative.so", NULL) == -EINVAL);
 	tailor_dict_free(d);
+	/* Build-ids as the reader takes them; a module named twice alike, or a mistake. */
+	d = tailor_dict_new();
+	check(tailor_dict_module(d, "/bin/e", "abc") == -EINVAL);
+	tailor_dict_free(d);
+	d = tailor_dict_new();
+	check(tailor_dict_module(d, "/bin/e", "ABCD") == -EINVAL);
+	tailor_dict_free(d);
+	d = tailor_dict_new();
+	check(tailor_dict_module(d, "/bin/e", "abcd") == 0);
+	check(tailor_dict_module(d, "/bin/e", "abcd") == 0);
+	check(tailor_dict_module(d, "/bin/e", "abce") == -EEXIST);
+	tailor_dict_free(d);
 	d = tailor_dict_new();
 	check(tailor_dict_module_of(d, NULL) == -ENOENT);
 	tailor_dict_free(d);

@@ -189,15 +189,6 @@ __asm__(".text\n"
 /* Where a synthesized mapping of a library's text starts in the test's pid. */
 #define TEXT_BASE 0x7f1000000000ull
 
-/*
- * The symbolizer names each interval between symbol and section bounds
- * from its own sorted copy of the symbol table (symtab_index.c): at each
- * symbol's start, end, middle and the addresses next to them, and in the
- * gaps before them, its name must be the one libdwfl gives for that very
- * address (aliases, sizeless assembly labels, locals and globals, stripped
- * libraries' unnamed static functions).  Every @stride-th symbol: libdwfl
- * walks the whole table per address, which is slow for libLLVM.
- */
 /* Whether @vaddr lies in @elf's .plt or .plt.sec. */
 static bool in_plt(Elf *elf, uint64_t vaddr)
 {
@@ -220,6 +211,15 @@ static bool in_plt(Elf *elf, uint64_t vaddr)
 	return false;
 }
 
+/*
+ * The symbolizer names each interval between symbol and section bounds
+ * from its own sorted copy of the symbol table (symtab_index.c): at each
+ * symbol's start, end, middle and the addresses next to them, and in the
+ * gaps before them, its name must be the one libdwfl gives for that very
+ * address (aliases, sizeless assembly labels, locals and globals, stripped
+ * libraries' unnamed static functions).  Every @stride-th symbol: libdwfl
+ * walks the whole table per address, which is slow for libLLVM.
+ */
 static void names_as_libdwfl(const char *path, size_t stride, uint32_t pid)
 {
 	static const Dwfl_Callbacks cb = {
@@ -287,6 +287,9 @@ static void names_as_libdwfl(const char *path, size_t stride, uint32_t pid)
 			 * tailor names it by its relocation, as perf does.
 			 */
 			if (!want && r.function && in_plt(elf, vaddr)) {
+				size_t len = strlen(r.function);
+
+				check(len > 4 && !strcmp(r.function + len - 4, "@plt"));
 				plt++;
 				continue;
 			}

@@ -517,20 +517,17 @@ struct recorder {
 	bool kernel_ips_dropped;	/* out of memory: some left out */
 };
 
-static int write_text(struct tlr_writer *w, uint32_t type, const char *text)
-{
-	const void *parts[] = { text };
-	size_t lens[] = { strlen(text) };
-
-	return tlr_write(w, type, parts, lens, 1);
-}
-
 static int write_text_len(struct tlr_writer *w, uint32_t type, const char *text, size_t len)
 {
 	const void *parts[] = { text };
 	size_t lens[] = { len };
 
 	return tlr_write(w, type, parts, lens, 1);
+}
+
+static int write_text(struct tlr_writer *w, uint32_t type, const char *text)
+{
+	return write_text_len(w, type, text, strlen(text));
 }
 
 /* A kernel sample's IP, kept once. */
@@ -565,6 +562,15 @@ static void store_kernel_symbols(struct recorder *r)
 
 	if (!r->nr_kernel_ips)
 		return;
+	/*
+	 * A symbol stored ends where the next one stored begins: with IPs
+	 * left out, those would be named after the symbol before them.
+	 */
+	if (r->kernel_ips_dropped) {
+		if (!r->o->quiet)
+			fprintf(stderr, "tailor: out of memory for the kernel samples' IPs: kernel functions stay unnamed in the recording\n");
+		return;
+	}
 	k = kallsyms_load("/proc/kallsyms", err, sizeof(err));
 	if (!k) {
 		if (!r->o->quiet)
@@ -575,8 +581,6 @@ static void store_kernel_symbols(struct recorder *r)
 	text = kallsyms_subset(k, r->kernel_ips, r->nr_kernel_ips, &len);
 	if (text && len)
 		write_text_len(r->w, TLR_KALLSYMS, text, len);
-	if (r->kernel_ips_dropped && !r->o->quiet)
-		fprintf(stderr, "tailor: out of memory for kernel IPs: some kernel functions stay unnamed\n");
 	free(text);
 	kallsyms_free(k);
 }

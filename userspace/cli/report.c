@@ -1158,15 +1158,18 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		char *dir = realpath(o.debug_dir, NULL);
 		struct stat st;
 
-		if (!dir || stat(dir, &st) || !S_ISDIR(st.st_mode) || strchr(dir, ':')) {
+		int bad = !dir || stat(dir, &st) ? errno : 0;
+
+		if (bad || !S_ISDIR(st.st_mode) || strchr(dir, ':')) {
 			ret = usage_error(cmd, "--debug-dir %s: %s", o.debug_dir,
-					  !dir ? strerror(errno) : !S_ISDIR(st.st_mode) ?
+					  bad ? strerror(bad) : !S_ISDIR(st.st_mode) ?
 					  "not a directory" :
 					  "its path has a ':', libdw's separator of directories");
 			free(dir);
 			goto out;
 		}
 		if (sym_set_debug_dir(sym, dir)) {
+			ret = cmd_fail(cmd, "out of memory");
 			free(dir);
 			goto out;
 		}

@@ -195,20 +195,25 @@ static const char *object_of(const struct attr_row *row)
 	return slash ? slash + 1 : row->object;
 }
 
-/* qsort() has no context: the sort's weighting, set just before it. */
-static bool sort_by_period;
-
-static uint64_t count_weight(const struct agg_process_count *c)
+/* A row's (or a process's part of it) weight, as agg_row_weight() weighs. */
+static uint64_t count_weight(const struct agg *g, const struct agg_process_count *c)
 {
-	return sort_by_period ? c->period : c->samples;
+	return agg_weighted(g) ? c->period : c->samples;
 }
 
-static int cmp_process_counts(const void *a, const void *b)
+/* Most weight first; ties by name, as the other tables break them, then process. */
+static int cmp_process_counts(const void *a, const void *b, void *ctx)
 {
 	const struct agg_process_count *x = a, *y = b;
+	const struct agg *g = ctx;
+	uint64_t wx = count_weight(g, x), wy = count_weight(g, y);
+	int by_name;
 
-	if (count_weight(x) != count_weight(y))
-		return count_weight(x) < count_weight(y) ? 1 : -1;
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
+	by_name = strcmp(attr_row(g->attr, x->row)->name, attr_row(g->attr, y->row)->name);
+	if (by_name)
+		return by_name;
 	return x->row != y->row ? (x->row < y->row ? -1 : 1) :
 	       (x->process > y->process) - (x->process < y->process);
 }
@@ -258,14 +263,12 @@ static int build_code_table(const struct report *r, struct doc *d)
 		counts = malloc((n ? n : 1) * sizeof(*counts));
 		for (i = 0; counts && i < n; i++)
 			counts[i] = (struct agg_process_count){
-				rows[i], 0, agg_row_samples(g, rows[i]),
-				rows[i] < g->cap_rows ? g->row_period[rows[i]] : 0 };
+				rows[i], 0, agg_row_samples(g, rows[i]), agg_row_period(g, rows[i]) };
 		free(rows);
 		if (!counts)
 			return -1;
 	}
-	sort_by_period = agg_weighted(g);
-	qsort(counts, n, sizeof(*counts), cmp_process_counts);
+	qsort_r(counts, n, sizeof(*counts), cmp_process_counts, (void *)g);
 	report_header(r, d);
 	if (split)
 		doc_header(d, "# %zu processes had samples: a row per process and %s", with_samples,
@@ -288,7 +291,7 @@ static int build_code_table(const struct report *r, struct doc *d)
 		doc_cell(d, data, doc_str(row->name));
 		doc_cell(d, data, doc_str(row_kind_name(row)));
 		doc_cell(d, data, doc_u64(counts[i].samples));
-		doc_cell(d, data, doc_share(agg_weight_share(g, count_weight(&counts[i]))));
+		doc_cell(d, data, doc_share(agg_weight_share(g, count_weight(g, &counts[i]))));
 		doc_cell(d, data, doc_str(object_of(row)));
 		doc_cell(d, data, row->object ? doc_str(row->object) : doc_null());
 		if (split)
@@ -296,7 +299,7 @@ static int build_code_table(const struct report *r, struct doc *d)
 		if (r->top && i >= (size_t)r->top)
 			continue;
 		doc_row(d, text, 0);
-		doc_cell(d, text, doc_share(agg_weight_share(g, count_weight(&counts[i]))));
+		doc_cell(d, text, doc_share(agg_weight_share(g, count_weight(g, &counts[i]))));
 		doc_cell(d, text, doc_u64(counts[i].samples));
 		if (split)
 			doc_cell(d, text, doc_str(process));

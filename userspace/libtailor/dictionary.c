@@ -37,6 +37,7 @@ struct tailor_dict {
 	uint64_t *known;		/* declared (level, id), open addressing */
 	size_t known_cap, known_n;
 	char **modules;			/* paths of the module lines, each once */
+	char **module_ids;		/* their build-ids, "-" for none */
 	int nr_modules;
 };
 
@@ -157,9 +158,12 @@ void tailor_dict_free(struct tailor_dict *d)
 	}
 	free(d->text);
 	free(d->known);
-	for (i = 0; i < d->nr_modules; i++)
+	for (i = 0; i < d->nr_modules; i++) {
 		free(d->modules[i]);
+		free(d->module_ids[i]);
+	}
 	free(d->modules);
+	free(d->module_ids);
 	free(d);
 }
 
@@ -295,21 +299,33 @@ int tailor_dict_module(struct tailor_dict *d, const char *path, const char *buil
 
 	if (d->error)
 		return d->error;
-	if (bad_text(path) || path[0] != '/' || (build_id && !*build_id))
+	/* As the reader takes them: 1 to 40 bytes, in lowercase hex. */
+	if (bad_text(path) || path[0] != '/' ||
+	    (build_id && (!*build_id || strlen(build_id) > 80 || strlen(build_id) % 2)))
 		return fail(d, -EINVAL);
 	for (i = 0; build_id && build_id[i]; i++)
-		if (!strchr("0123456789abcdef", build_id[i]) || i >= 80)
+		if (!strchr("0123456789abcdef", build_id[i]))
 			return fail(d, -EINVAL);
+	/* A module once: named again alike, nothing to add; otherwise a mistake. */
 	for (m = 0; m < d->nr_modules; m++)
 		if (!strcmp(d->modules[m], path))
-			return 0;
+			return strcmp(d->module_ids[m], build_id ? build_id : "-") ?
+			       fail(d, -EEXIST) : 0;
 	grown = realloc(d->modules, (d->nr_modules + 1) * sizeof(*grown));
 	if (!grown)
 		return fail(d, -ENOMEM);
 	d->modules = grown;
-	d->modules[d->nr_modules] = strdup(path);
-	if (!d->modules[d->nr_modules])
+	grown = realloc(d->module_ids, (d->nr_modules + 1) * sizeof(*grown));
+	if (!grown)
 		return fail(d, -ENOMEM);
+	d->module_ids = grown;
+	d->modules[d->nr_modules] = strdup(path);
+	d->module_ids[d->nr_modules] = strdup(build_id ? build_id : "-");
+	if (!d->modules[d->nr_modules] || !d->module_ids[d->nr_modules]) {
+		free(d->modules[d->nr_modules]);
+		free(d->module_ids[d->nr_modules]);
+		return fail(d, -ENOMEM);
+	}
 	d->nr_modules++;
 	return appendf(d, "module\t%s\t%s\n", path, build_id ? build_id : "-");
 }
@@ -334,10 +350,17 @@ static void build_id_of(const struct dl_phdr_info *info, char *hex, size_t len)
 
 		if (ph->p_type != PT_NOTE)
 			continue;
-		/* Notes are 4-byte aligned in the 64-bit ABI's objects too. */
+		/*
+		 * A segment of 8-byte alignment (.note.gnu.property's) pads
+		 * names and descriptors to 8, others to 4 (as libelf's
+		 * ELF_T_NHDR8 and ELF_T_NHDR read them).
+		 */
+		size_t al = ph->p_align == 8 ? 8 : 4;
+
 		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
 			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
+			size_t name = ((size_t)n->n_namesz + al - 1) & ~(al - 1);
+			size_t desc = ((size_t)n->n_descsz + al - 1) & ~(al - 1);
 			const unsigned char *bytes = (const unsigned char *)(n + 1) + name;
 			size_t k;
 
@@ -366,15 +389,20 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
 
 		if (ph->p_type != PT_LOAD || m->addr < start || m->addr - start >= ph->p_memsz)
 			continue;
-		/* The program itself has no name here: the kernel knows its file. */
-		if (info->dlpi_name && info->dlpi_name[0] == '/') {
-			snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
-		} else {
+		/*
+		 * The program itself has no name here: the kernel knows its
+		 * file.  A library's name is as dlopen() was given it (maybe
+		 * relative, or through a link): the kernel maps the real file.
+		 * The vDSO has no file.
+		 */
+		if (!info->dlpi_name || !info->dlpi_name[0]) {
 			ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
 
 			if (n <= 0)
-				return 0;
+				return 1;
 			m->path[n] = '\0';
+		} else if (!realpath(info->dlpi_name, m->path)) {
+			return 1;
 		}
 		build_id_of(info, m->build_id, sizeof(m->build_id));
 		m->found = true;

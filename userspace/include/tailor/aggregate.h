@@ -241,6 +241,12 @@ static inline uint64_t agg_row_samples(const struct agg *g, size_t row)
 	return row < g->cap_rows ? g->row_samples[row] : 0;
 }
 
+/* A row's samples' periods summed (0 for a query's part, which has none). */
+static inline uint64_t agg_row_period(const struct agg *g, size_t row)
+{
+	return g->row_period && row < g->cap_rows ? g->row_period[row] : 0;
+}
+
 /*
  * Whether the table's shares weigh each sample by its period, as perf
  * report's overhead does: where every sample has one and they differ

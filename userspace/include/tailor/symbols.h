@@ -63,9 +63,10 @@ void sym_set_demangle(struct symbolizer *s, bool demangle);
 int sym_set_debug_dir(struct symbolizer *s, const char *dir);
 /*
  * Whether the profile maps the module @path of GNU build-id @build_id
- * (hex; NULL: none known), after the session's mappings were read:
- * mapped at @path, or with that build-id where samples were; at @path
- * but another build; or not at all.  *@mapped is the file found (valid
+ * (hex; NULL: none known), after the session's mappings were read: at
+ * @path, as that build or another; or not at all.  By path, as the
+ * attributor asks whether a process maps it (a copy elsewhere, or a
+ * container's path, is not found).  *@mapped is the file found (valid
  * until sym_free()), @mapped_id its build-id in hex ("" if none).
  */
 enum sym_module_match {

@@ -484,14 +484,17 @@ static int on_sample(struct tev_consumer *c, const struct tev_sample *s)
 		return 0;
 	}
 	if (res.row >= g->cap_rows) {
-		size_t cap = g->cap_rows;
+		size_t cap = g->cap_rows, want = g->cap_rows;
 
-		if (array_grow((void **)&g->row_samples, &g->cap_rows, res.row + 1,
-			       sizeof(uint64_t)))
+		/*
+		 * The periods' array first, to the length the samples' will
+		 * have: cap_rows bounds both, and grows only once both did.
+		 */
+		if (array_grow((void **)&g->row_period, &want, res.row + 1, sizeof(uint64_t)))
 			return -ENOMEM;
-		/* The periods' array keeps the samples' length. */
-		if (array_grow((void **)&g->row_period, &cap, g->cap_rows, sizeof(uint64_t)))
+		if (array_grow((void **)&g->row_samples, &cap, want, sizeof(uint64_t)))
 			return -ENOMEM;
+		g->cap_rows = want < cap ? want : cap;
 	}
 	g->row_samples[res.row]++;
 	g->row_period[res.row] += s->period;
@@ -714,9 +717,7 @@ bool agg_weighted(const struct agg *g)
 
 uint64_t agg_row_weight(const struct agg *g, size_t row)
 {
-	if (row >= g->cap_rows)
-		return 0;
-	return agg_weighted(g) ? g->row_period[row] : g->row_samples[row];
+	return agg_weighted(g) ? agg_row_period(g, row) : agg_row_samples(g, row);
 }
 
 double agg_weight_share(const struct agg *g, uint64_t weight)

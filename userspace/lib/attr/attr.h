@@ -130,8 +130,8 @@ struct attributor {
 	uint32_t tag_pid;		/* attr_options.tag_pid */
 	/*
 	 * The modules the dictionaries name (version 2): a process's tags
-	 * count only where it maps one.  Per pid: (pid, 0) -> 1 once it has
-	 * one mapped; (pid, 1) -> the mappings' generation it had none at.
+	 * count only where it maps one.  Per pid: (pid, 0) -> whether it
+	 * does; (pid, 1) -> the mappings' generation of that answer.
 	 */
 	const char **module_paths;
 	size_t nr_module_paths;

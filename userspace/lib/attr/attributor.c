@@ -425,27 +425,28 @@ static int sample_kernel(struct attributor *a, struct symbolizer *sym,
 
 /*
  * Whether @s's process maps a module a dictionary names: where none does
- * (another program in a system-wide profile), its r15 and tag word are
- * that program's own values.  Remembered per process: a yes for good, a
- * no until the mappings change.
+ * (another program in a system-wide profile, a program the engine ran),
+ * its r15 and tag word are that program's own values.  Remembered per
+ * process until the mappings change (an mmap, a fork, an exec -- which
+ * ends the image a fork inherited); the generation kept is its low 32
+ * bits, and a stale answer would need 2^32 changes between two samples
+ * of one process.  (pid, 1): the generation of the answer, (pid, 0):
+ * the answer.
  */
 static bool maps_described_module(struct attributor *a, struct symbolizer *sym,
 				  const struct tev_sample *s)
 {
-	uint64_t now = sym_generation(sym);
-	uint32_t v;
+	uint32_t now = (uint32_t)sym_generation(sym), asked, yes;
+	bool maps;
 
-	if (pair_map_get(&a->module_pids, s->pid, 0, &v))
-		return true;
-	if (pair_map_get(&a->module_pids, s->pid, 1, &v) && v == (uint32_t)now)
-		return false;
-	if (sym_pid_maps(sym, s->pid, a->module_paths, a->nr_module_paths, s->time)) {
-		/* Without memory it is asked again: the answer stays right. */
-		pair_map_put(&a->module_pids, s->pid, 0, 1);
-		return true;
-	}
-	pair_map_put(&a->module_pids, s->pid, 1, (uint32_t)now);
-	return false;
+	if (pair_map_get(&a->module_pids, s->pid, 1, &asked) && asked == now &&
+	    pair_map_get(&a->module_pids, s->pid, 0, &yes))
+		return yes;
+	maps = sym_pid_maps(sym, s->pid, a->module_paths, a->nr_module_paths, s->time);
+	/* Without memory it is asked again: the answer stays right. */
+	if (!pair_map_put(&a->module_pids, s->pid, 0, maps))
+		pair_map_put(&a->module_pids, s->pid, 1, now);
+	return maps;
 }
 
 int attr_sample(struct attributor *a, struct symbolizer *sym,
@@ -756,8 +757,8 @@ bool attr_tag_counts(const struct attributor *a, const struct tev_sample *s)
 	uint32_t v;
 	int i;
 
-	/* attr_sample() asked first: a process with one is known by now. */
-	if (a->nr_module_paths ? !pair_map_get(&a->module_pids, s->pid, 0, &v) :
+	/* attr_sample() asked first: the answer for its process is kept. */
+	if (a->nr_module_paths ? !pair_map_get(&a->module_pids, s->pid, 0, &v) || !v :
 	    a->tag_pid && s->pid != a->tag_pid)
 		return false;
 	for (i = 0; i < a->nr_dicts; i++)

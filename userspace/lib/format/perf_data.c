@@ -254,9 +254,16 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 		skip(&c, n > (1u << 16) ? UINT64_MAX : n * 24);
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
-		/* abi 0: no user registers (a kernel thread) */
-		if (take_u64(&c)) {
-			user_regs = c.p;
+		/*
+		 * abi 0: no user registers (a kernel thread).  A 32-bit task's
+		 * (ABI_32) are skipped: its stack is unwound by other rules
+		 * (i386 DWARF numbering, 4-byte words) than tailor knows.
+		 */
+		uint64_t abi = take_u64(&c);
+
+		if (abi) {
+			if (abi == PERF_SAMPLE_REGS_ABI_64)
+				user_regs = c.p;
 			skip(&c, 8ull * __builtin_popcountll(ai->attr.sample_regs_user));
 		}
 	}

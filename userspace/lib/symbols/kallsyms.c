@@ -117,9 +117,11 @@ struct kallsyms *kallsyms_load(const char *path, char *err, size_t errlen)
 struct kallsyms *kallsyms_parse(const char *text, size_t len, const char *name, char *err,
 				size_t errlen)
 {
-	/* fmemopen() of nothing fails: an empty text is read as one. */
-	return kallsyms_read(fmemopen((void *)(len ? text : "\n"), len ? len : 1, "r"), name,
-			     err, errlen);
+	if (!len) {
+		snprintf(err, errlen, "%s: empty", name);
+		return NULL;
+	}
+	return kallsyms_read(fmemopen((void *)text, len, "r"), name, err, errlen);
 }
 
 size_t kallsyms_count(const struct kallsyms *k)

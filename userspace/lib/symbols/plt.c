@@ -67,8 +67,10 @@ static struct sym_plt *build(struct symbolizer *s, Elf *elf)
 	syms = elf_getdata(dynsym, NULL);
 	if (!rels || !syms)
 		return NULL;
-	n = rel_sh.sh_size / rel_sh.sh_entsize;
-	/* No more entries than the section holds. */
+	/* The relocations there are, and no more entries than the section holds. */
+	n = rels->d_size / rel_sh.sh_entsize;
+	if (plt_sh.sh_size / plt_sh.sh_entsize <= header)
+		return NULL;
 	if (n > plt_sh.sh_size / plt_sh.sh_entsize - header)
 		n = plt_sh.sh_size / plt_sh.sh_entsize - header;
 	p = calloc(1, sizeof(*p));
@@ -86,6 +88,9 @@ static struct sym_plt *build(struct symbolizer *s, Elf *elf)
 		if (!gelf_getrela(rels, (int)i, &r) ||
 		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
 			break;
+		/* An IFUNC's slot (R_X86_64_IRELATIVE) names no symbol. */
+		if (GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT)
+			continue;
 		raw = elf_strptr(elf, dynsym_sh.sh_link, sym.st_name);
 		if (!raw || !*raw)
 			continue;

@@ -897,7 +897,6 @@ enum sym_module_match sym_find_module(struct symbolizer *s, const char *path,
 				      const char *build_id, const char **mapped,
 				      char *mapped_id, size_t len)
 {
-	char hex[SYM_BUILD_ID_HEX];
 	size_t i;
 
 	*mapped = NULL;
@@ -913,34 +912,36 @@ enum sym_module_match sym_find_module(struct symbolizer *s, const char *path,
 		return !build_id || !mapped_id[0] || !strcmp(build_id, mapped_id) ?
 		       SYM_MODULE_MAPPED : SYM_MODULE_OTHER_BUILD;
 	}
-	/*
-	 * Elsewhere (a container's path, a copy): the files samples were in
-	 * are open already, and one of them may be the build.
-	 */
-	for (i = 0; build_id && i < s->nr_files; i++) {
-		struct sym_file *f = s->files[i];
-
-		if (!f->tried || !f->mod)
-			continue;
-		file_build_id(s, f, hex, sizeof(hex));
-		if (!strcmp(hex, build_id)) {
-			*mapped = f->path;
-			snprintf(mapped_id, len, "%s", hex);
-			return SYM_MODULE_MAPPED;
-		}
-	}
 	return SYM_MODULE_NONE;
 }
 
 bool sym_pid_maps(const struct symbolizer *s, uint32_t pid, const char *const *paths,
 		  size_t nr_paths, uint64_t time)
 {
-	size_t i, k;
+	const struct sym_map_list *l = &s->files_mapped;
+	size_t i = 0, k, lo = 0, hi = l->nr;
 
-	for (i = 0; i < s->files_mapped.nr; i++) {
-		const struct sym_map *m = &s->files_mapped.maps[i];
+	/* Sorted by pid first: its ranges are one run, found by halving. */
+	if (!l->unsorted) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (m->pid != pid || m->time > time || m->until <= time)
+			if (l->maps[mid].pid < pid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+	}
+	for (; i < l->nr; i++) {
+		const struct sym_map *m = &l->maps[i];
+
+		if (m->pid != pid) {
+			if (!l->unsorted && m->pid > pid)
+				break;
+			continue;
+		}
+		if (m->time > time || m->until <= time)
 			continue;
 		for (k = 0; k < nr_paths; k++)
 			if (!strcmp(m->file->path, paths[k]))

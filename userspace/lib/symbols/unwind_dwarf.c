@@ -139,13 +139,20 @@ static void reg_set(struct regs *rs, unsigned int regno, uint64_t val)
 	rs->known |= 1u << regno;
 }
 
-/* A word of the sampled stack; false outside it: the walk ends there. */
+/* @len (1 to 8) bytes of the sampled stack; false outside it: the walk ends there. */
+static bool stack_read_size(const struct stack *st, uint64_t addr, uint64_t len, uint64_t *val)
+{
+	if (addr < st->sp || st->size < len || addr - st->sp > st->size - len)
+		return false;
+	*val = 0;
+	/* x86-64 is little-endian: the low bytes first. */
+	memcpy(val, st->bytes + (addr - st->sp), len);
+	return true;
+}
+
 static bool stack_read(const struct stack *st, uint64_t addr, uint64_t *val)
 {
-	if (addr < st->sp || st->size < 8 || addr - st->sp > st->size - 8)
-		return false;
-	memcpy(val, st->bytes + (addr - st->sp), 8);
-	return true;
+	return stack_read_size(st, addr, 8, val);
 }
 
 static bool push(uint64_t *stack, size_t *n, uint64_t v)
@@ -259,14 +266,12 @@ static bool eval(const struct regs *rs, const struct stack *st, Dwarf_Frame *fra
 			break;
 		case DW_OP_deref:
 		case DW_OP_deref_size:
-			if (!pop(stack, &n, &a) || !stack_read(st, a, &a))
+			/* deref_size reads only its bytes: 4 at the copy's top are there. */
+			if (!pop(stack, &n, &a) ||
+			    (op->atom == DW_OP_deref_size ?
+			     op->number > 8 || !op->number || !stack_read_size(st, a, op->number, &a) :
+			     !stack_read(st, a, &a)))
 				return false;
-			if (op->atom == DW_OP_deref_size) {
-				if (op->number > 8)
-					return false;
-				if (op->number < 8)
-					a &= (1ull << (op->number * 8)) - 1;
-			}
 			if (!push(stack, &n, a))
 				return false;
 			break;
@@ -542,6 +547,15 @@ uint32_t unwind_user(struct unwinder *u, const struct tev_sample *s,
 		if (owned)
 			free(rules.frame);
 		if (!stepped)
+			break;
+		/*
+		 * A caller's frame lies above its callee's: a step that does
+		 * not climb the stack (a frame pointer pointing at itself)
+		 * would repeat the frame to the limit.  A signal frame's
+		 * interrupted context may lie anywhere.
+		 */
+		if (!(found && rules.signal) && (caller.known & (1u << DWARF_RSP)) &&
+		    (rs.known & (1u << DWARF_RSP)) && caller.r[DWARF_RSP] <= rs.r[DWARF_RSP])
 			break;
 		from_signal = found && rules.signal;
 		rs = caller;
