@@ -128,7 +128,9 @@ fi
 # ---- call stacks: perf record -g of hot_lines (frame pointers everywhere)
 # The trace's sampled stacks are what speedscope imports of it (not the
 # slices), a profile per thread: every frame, weighted by the time from
-# each sample to the next.
+# each sample to the next -- so a frame only the thread's last sample has
+# (or one with the next sample's timestamp) weighs nothing and is not
+# among speedscope's frames.
 if clang -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	"$top/tests/symbols/hot_lines.c" -o "$work/calls" >"$work/calls.log" 2>&1 &&
    perf record -q -g -e cpu-clock:u -c 250000 -o "$work/calls.data" -- "$work/calls" 20 \
@@ -138,7 +140,17 @@ if clang -std=gnu11 -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer 
 import json, sys
 t = json.load(open(sys.argv[1]))
 s = t["samples"]
-print(len({(f["name"], f["category"]) for f in t["stackFrames"].values()}), s[-1]["ts"] - s[0]["ts"])' \
+frames, by_thread = t["stackFrames"], {}
+for e in s:
+    by_thread.setdefault((e["pid"], e["tid"]), []).append(e)
+seen = set()
+for run in by_thread.values():
+    for a, b in zip(run, run[1:]):
+        f = str(a["sf"]) if b["ts"] > a["ts"] else None
+        while f:
+            seen.add((frames[f]["name"], frames[f]["category"]))
+            f = str(frames[f]["parent"]) if "parent" in frames[f] else None
+print(len(seen), s[-1]["ts"] - s[0]["ts"])' \
 		"$work/calls.json" 2>>"$work/calls.log")
 	if browser calls speedscope "$work/calls.json" &&
 	   [ "$(fact importer "$work/calls.out")" = "Trace Event Format profile" ] &&
