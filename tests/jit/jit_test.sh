@@ -79,6 +79,10 @@ def key(n):
     return os.path.basename(n) if kind.endswith('line') else alias.get(n, n)
 t = {}
 for r in csv.DictReader(open(tcsv)):
+    # Kernel functions are not compared (perf's [k] lines are left out
+    # below): with kernel symbols tailor names them as perf does.
+    if r.get('object') == '[kernel.kallsyms]':
+        continue
     t[key(r['name'])] = t.get(key(r['name']), 0) + float(r['share'])
 p = {}
 for line in open(prep):
