@@ -790,6 +790,43 @@ if [ $rc = 0 ] &&
 else
 	not_ok "a recording's kernel symbols (rc=$rc)" "$work/out"
 fi
+# Kernel call stacks whose every frame is chosen (kernel_chains.py): a
+# return address is named one byte back, in the function whose call it
+# follows (ends_in_call, where perf names the next one by the address);
+# below an interrupt's entry stub the entry is the interrupted IP, named
+# as it is (read_zero, as perf does, not the padding before it).  perf
+# script reads the same file where perf is here.
+if /usr/bin/python3 "$top/tests/golden/kernel_chains.py" "$work/kchains.data" \
+	"$work/kchains.kallsyms" >"$work/kchains.want" 2>"$work/err"; then
+	run "$tailor" report -i "$work/kchains.data" --kallsyms "$work/kchains.kallsyms" \
+		-f folded --stack function
+	sed 's/ [0-9]*$//' "$work/out" | sort >"$work/kchains.got"
+	sort -o "$work/kchains.want" "$work/kchains.want"
+	if [ $rc = 0 ] && diff "$work/kchains.want" "$work/kchains.got" >"$work/diff"; then
+		ok "kernel call stacks: return addresses named by their call, interrupted IPs as they are"
+	else
+		cat "$work/err" >>"$work/diff"
+		not_ok "kernel call stacks: return addresses named by their call, interrupted IPs as they are (rc=$rc)" \
+			"$work/diff"
+	fi
+	if command -v perf >/dev/null; then
+		perf script -i "$work/kchains.data" --kallsyms "$work/kchains.kallsyms" -F ip,sym \
+			2>/dev/null | awk 'NF == 0 { if (s != "") print s; s = ""; next }
+				{ s = s == "" ? $2 : $2 ";" s } END { if (s != "") print s }' |
+			sort >"$work/kchains.perf"
+		if grep -q ';read_zero;asm_sysvec' "$work/kchains.perf" &&
+			sed 's/;next_function;/;ends_in_call;/' "$work/kchains.perf" |
+			diff "$work/kchains.got" - >"$work/diff"; then
+			ok "kernel call stacks as perf script's, but the call ending ends_in_call (perf: next_function, by its return address)"
+		else
+			not_ok "kernel call stacks as perf script's on the same file" "$work/diff"
+		fi
+	else
+		skip "perf is needed to compare kernel call stacks with perf script's"
+	fi
+else
+	not_ok "kernel_chains.py writes a perf.data" "$work/err"
+fi
 # No -i: tailor.rec first, else perf.data, said so.
 mkdir -p "$work/cwd" && cp "$work/ops.data" "$work/cwd/perf.data"
 (cd "$work/cwd" && "$tailor" report >"$work/out" 2>"$work/err"); rc=$?

@@ -285,10 +285,34 @@ fi
 # (by name alone, libc's strnlen would pass for the kernel's).  The
 # stacks equal as they are, names and all, are counted in a comment.
 #
+# beyond_frameless PERF TAILOR N: PERF's stacks (kernel_stacks) are
+# TAILOR's, but for stacks of N samples that tailor has in addition: the
+# samples perf printed with no frame.  The difference on stdout.
+beyond_frameless() {
+	python3 - "$@" <<'EOF'
+import sys
+def stacks(path):
+    d = {}
+    for l in open(path):
+        k, n = l.rstrip("\n").rsplit(" ", 1)
+        d[k] = int(n)
+    return d
+perf, tailor, n = stacks(sys.argv[1]), stacks(sys.argv[2]), int(sys.argv[3])
+more = {k: tailor.get(k, 0) - perf.get(k, 0) for k in set(perf) | set(tailor)}
+for k in sorted(k for k in more if more[k]):
+    print("%s: perf %d, tailor %d" % (k, perf.get(k, 0), tailor.get(k, 0)))
+assert all(v >= 0 for v in more.values()) and sum(more.values()) == n, \
+    "tailor has %d samples more, perf %d with no frame" % (sum(more.values()), n)
+EOF
+}
+
 # kernel_stacks perf|tailor FILE [end]: "STACK COUNT" per stack, root
 # first, kernel frames by name and others "-", from perf script -F
-# ip,sym,dso or from go tool pprof -raw; with end, libunwind's end frame
-# taken off perf's, counted on stderr.
+# tid,time,ip,sym,dso --ns or from go tool pprof -raw; with end,
+# libunwind's end frame taken off perf's, counted on stderr.  A sample
+# perf prints with no frame at all, not even its own IP (perf discards a
+# callchain it finds corrupt), is no stack of perf's: its time (ns) goes
+# to FILE.frameless, to be shown.
 kernel_stacks() {
 	python3 - "$@" <<'EOF'
 import re, sys
@@ -299,18 +323,26 @@ def add(frames, n):
     key = ";".join(name if kernel else "-" for name, kernel in reversed(frames))
     stacks[key] = stacks.get(key, 0) + n
 if side == "perf":
-    frames = []
-    for l in open(path).read().split("\n") + [""]:
-        if not l.strip():
-            if end and frames and frames[-1][2] == "ffffffffffffffff":
-                frames.pop()
-                dropped += 1
-            if frames:
-                add([(n, k) for n, k, _ in frames], 1)
-            frames = []
-            continue
-        m = re.match(r"\s*([0-9a-f]+) (.*) \((.*)\)$", l)
-        frames.append((m.group(2), m.group(3) == "[kernel.kallsyms]", m.group(1)))
+    frames, time, frameless = [], None, []
+    def sample_end():
+        global dropped
+        if end and frames and frames[-1][2] == "ffffffffffffffff":
+            frames.pop()
+            dropped += 1
+        if frames:
+            add([(n, k) for n, k, _ in frames], 1)
+        elif time is not None:
+            frameless.append(time)
+    for l in open(path).read().split("\n"):
+        h = re.match(r"\s*\d+\s+(\d+)\.(\d+):\s*$", l)
+        if h:
+            sample_end()
+            frames, time = [], h.group(1) + h.group(2)
+        elif l.strip():
+            m = re.match(r"\s*([0-9a-f]+) (.*) \((.*)\)$", l)
+            frames.append((m.group(2), m.group(3) == "[kernel.kallsyms]", m.group(1)))
+    sample_end()
+    open(path + ".frameless", "w").write("".join(t + "\n" for t in frameless))
 else:
     # A location: "ID: ADDRESS [M=MAPPING] FUNCTION FILE:LINE s=0", lines of
     # functions inlined there after it; kernel code by its mapping's file
@@ -345,7 +377,8 @@ else
 			not_ok "perf record $how -e cpu-clock dd" "$work/$name.rec"
 			continue
 		fi
-		perf script -i "$data" --no-inline -F ip,sym,dso 2>/dev/null >"$work/$name.script"
+		perf script -i "$data" --no-inline --ns -F tid,time,ip,sym,dso 2>/dev/null \
+			>"$work/$name.script"
 		end=$([ $kind = dwarf ] && echo end)
 		kernel_stacks perf "$work/$name.script" ${end:+"$end"} \
 			>"$work/$name.perf-kernel" 2>"$work/dropped"
@@ -358,11 +391,23 @@ else
 			folded "$data" >"$work/$name.folded"; then
 			kstacks=$(grep -c 'entry_SYSCALL_64' "$work/$name.kernel")
 			same=$(comm -12 "$work/$name.perf-folded" "$work/$name.folded" | wc -l)
+			frameless=$(wc -l <"$work/$name.script.frameless")
 			if [ "$kstacks" -ge 5 ] &&
 				grep -q ';do_syscall_64;ksys_write;vfs_write' "$work/$name.folded" &&
-				diff "$work/$name.perf-kernel" "$work/$name.kernel" >>"$work/$name.why"; then
-				ok "perf record $how, kernel callers: every kernel frame perf's, by name, in [kernel.kallsyms] ($(wc -l <"$work/$name.kernel") stacks, $kstacks through a system call$([ $kind = dwarf ] && echo "; perf's libunwind end frame taken off $dropped"))"
+				beyond_frameless "$work/$name.perf-kernel" "$work/$name.kernel" "$frameless" \
+					>>"$work/$name.why"; then
+				ok "perf record $how, kernel callers: every kernel frame perf's, by name, in [kernel.kallsyms] ($(wc -l <"$work/$name.kernel") stacks, $kstacks through a system call$([ $kind = dwarf ] && echo "; perf's libunwind end frame taken off $dropped")$([ "$frameless" = 0 ] || echo "; $frameless printed by perf with no frame, not judged"))"
 				echo "# $how: $same of $(wc -l <"$work/$name.perf-folded") stacks equal perf's as they are, user frames' names and all"
+				if [ "$frameless" != 0 ]; then
+					echo "# samples perf printed with no frame, tailor's stacks for them and their raw callchains:"
+					beyond_frameless "$work/$name.perf-kernel" "$work/$name.kernel" "$frameless" |
+						sed 's/^/#   /'
+					perf script -i "$data" -D 2>/dev/null | awk -v times="$(tr '\n' ' ' <"$work/$name.script.frameless")" '
+						BEGIN { n = split(times, t, " "); for (i = 1; i <= n; i++) want[t[i]] = 1 }
+						/PERF_RECORD_SAMPLE/ { show = ($1 in want); if (show) print "#   " $0; next }
+						show && /^\.\.\.\.\. / { print "#   " $0; next }
+						show && !/^\.\.\./ { show = 0 }'
+				fi
 			else
 				{ echo "perf:"; cat "$work/$name.perf-kernel"; echo "tailor:";
 				  cat "$work/$name.kernel"; } >>"$work/$name.why"

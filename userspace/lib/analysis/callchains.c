@@ -134,16 +134,35 @@ static int add_frame(struct agg *g, const struct agg_frame *f)
 
 /*
  * A kernel caller, named as perf names it from kallsyms (the function the
- * call is in: its return address one byte back), in perf's object.
+ * call is in: its return address one byte back), in perf's object.  Where
+ * the kernel's unwinder crossed an interrupt or exception (its callee here
+ * is an entry stub, asm_sysvec_apic_timer_interrupt, asm_exc_page_fault),
+ * the entry is the IP the stub saved -- an interrupted instruction, not a
+ * return address: looked up as it is, or an interrupt at a function's
+ * first instruction would name the padding before it (__pfx_read_zero).
  */
-static void kernel_frame(const struct chain_index *ix, uint64_t ret, struct agg_frame *f)
+static void kernel_frame(const struct chain_index *ix, uint64_t ret, bool interrupted,
+			 struct agg_frame *f)
 {
 	uint32_t index;
-	const char *name = kallsyms_name(ix->kallsyms, ret - 1 - ix->kernel_delta, &index);
+	const char *name = kallsyms_name(ix->kallsyms, ret - !interrupted - ix->kernel_delta,
+					 &index);
 
 	f->function = name ? name : "[unknown]";
 	f->object = "[kernel.kallsyms]";
 	f->kernel = true;
+}
+
+/*
+ * An interrupt's or exception's entry stub, as idtentry.h names them
+ * (asm_exc_page_fault, asm_sysvec_apic_timer_interrupt,
+ * asm_common_interrupt): the frame below it in a kernel callchain is the
+ * IP the stub saved.  Not every asm_ function is one (asm_load_gs_index).
+ */
+static bool entry_stub(const char *name)
+{
+	return !strncmp(name, "asm_exc_", 8) || !strncmp(name, "asm_sysvec_", 11) ||
+	       !strcmp(name, "asm_common_interrupt") || !strcmp(name, "asm_spurious_interrupt");
 }
 
 /* The callers in @key (callers_key()) symbolized into g->frames, root first. */
@@ -164,7 +183,8 @@ static int symbolize(const struct chain_index *ix, struct agg *g, struct symboli
 			continue;
 		}
 		if (kernel) {
-			kernel_frame(ix, key[k], &f);
+			kernel_frame(ix, key[k], interrupted, &f);
+			interrupted = entry_stub(f.function);
 			if (add_frame(g, &f))
 				return -ENOMEM;
 			continue;

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""kernel_chains.py OUT.data OUT.kallsyms: a perf.data of kernel call
+stacks whose every frame is chosen, and the kallsyms file that names
+them, for golden_test.sh.
+
+A callchain (perf record -g) gives the sample's IP and, after it, return
+addresses -- except where the kernel's unwinder crossed an interrupt or
+exception: the entry below the entry stub (asm_sysvec_*, asm_exc_*) is the
+IP the stub saved, an interrupted instruction.  Two samples, each shape
+once:
+
+  interrupted: a timer interrupt at read_zero's first instruction.  Named
+    one byte back as a return address would be, it would fall in the
+    padding before it (__pfx_read_zero); the frame is read_zero's.
+  returned:    a return address at next_function's first byte, after the
+    call that ends ends_in_call (a call to a function that does not
+    return).  The call is in ends_in_call; perf, which names every
+    entry by its address, says next_function.
+
+The expected stacks (root first) are printed, one a line.
+"""
+import struct
+import sys
+
+KALLSYMS = [
+    (0xffffffff81000000, "T", "_text"),
+    (0xffffffff81001000, "T", "vfs_read"),
+    (0xffffffff81001ff0, "t", "__pfx_read_zero"),
+    (0xffffffff81002000, "t", "read_zero"),
+    (0xffffffff81002100, "T", "asm_sysvec_apic_timer_interrupt"),
+    (0xffffffff81002200, "T", "sysvec_apic_timer_interrupt"),
+    (0xffffffff81002300, "T", "run_timer_softirq"),
+    (0xffffffff81003000, "T", "ends_in_call"),
+    (0xffffffff81003100, "T", "next_function"),
+    (0xffffffff81004000, "T", "entry_SYSCALL_64_after_hwframe"),
+    (0xffffffff81004100, "T", "do_syscall_64"),
+    (0xffffffff81005000, "T", "_etext"),
+]
+CONTEXT_KERNEL = (1 << 64) - 128
+PID = 4242
+
+# Leaf first, as the kernel writes them.
+CHAINS = [
+    ([0xffffffff81002340,          # run_timer_softirq: the sample's IP
+      0xffffffff81002220,          # sysvec_apic_timer_interrupt (returns to)
+      0xffffffff81002110,          # asm_sysvec_apic_timer_interrupt
+      0xffffffff81002000,          # read_zero+0: interrupted, not returned to
+      0xffffffff81001040,          # vfs_read
+      0xffffffff81004140,          # do_syscall_64
+      0xffffffff81004010],         # entry_SYSCALL_64_after_hwframe
+     "entry_SYSCALL_64_after_hwframe;do_syscall_64;vfs_read;read_zero;"
+     "asm_sysvec_apic_timer_interrupt;sysvec_apic_timer_interrupt;run_timer_softirq"),
+    ([0xffffffff81002350,          # run_timer_softirq
+      0xffffffff81003100,          # next_function+0: the call ending ends_in_call
+      0xffffffff81004140,
+      0xffffffff81004010],
+     "entry_SYSCALL_64_after_hwframe;do_syscall_64;ends_in_call;run_timer_softirq"),
+]
+
+PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME = 1, 2, 4
+PERF_SAMPLE_CALLCHAIN, PERF_SAMPLE_PERIOD = 0x20, 0x100
+PERF_RECORD_MMAP, PERF_RECORD_COMM, PERF_RECORD_SAMPLE = 1, 3, 9
+MISC_KERNEL = 1
+
+
+def attr():
+    # perf_event_attr as PERF_ATTR_SIZE_VER5 (112 bytes): cpu-clock.
+    flags = 1 << 9 | 1 << 18                # comm, sample_id_all
+    a = struct.pack("<IIQQQQQ", 1, 112, 0, 100000,
+                    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN, 0, flags)
+    a += b"\0" * (112 - len(a))
+    return a + struct.pack("<QQ", 0, 0)     # and its ids: none
+
+
+def record(kind, misc, body):
+    return struct.pack("<IHH", kind, misc, 8 + len(body)) + body
+
+
+def main():
+    out, kallsyms = sys.argv[1], sys.argv[2]
+    with open(kallsyms, "w") as f:
+        for addr, t, name in KALLSYMS:
+            f.write("%016x %s %s\n" % (addr, t, name))
+    # The kernel's map, as perf record writes it: perf names kernel IPs
+    # only in a map.
+    name = b"[kernel.kallsyms]_text"
+    name += b"\0" * (8 - len(name) % 8)
+    data = record(PERF_RECORD_MMAP, MISC_KERNEL,
+                  struct.pack("<IIQQQ", 0xffffffff, 0, KALLSYMS[0][0],
+                              KALLSYMS[-1][0] - KALLSYMS[0][0], KALLSYMS[0][0]) +
+                  name + struct.pack("<IIQ", 0xffffffff, 0, 0))
+    data += record(PERF_RECORD_COMM, 0, struct.pack("<II16sIIQ", PID, PID, b"kchains",
+                                                   PID, PID, 1000))
+    for i, (chain, _) in enumerate(CHAINS):
+        entries = [CONTEXT_KERNEL] + chain
+        body = struct.pack("<QIIQQQ", chain[0], PID, PID, 2000 + 1000 * i, 100000,
+                           len(entries))
+        body += struct.pack("<%dQ" % len(entries), *entries)
+        data += record(PERF_RECORD_SAMPLE, MISC_KERNEL, body)
+    a = attr()
+    header_size = 104
+    header = b"PERFILE2" + struct.pack("<QQ", header_size, len(a))
+    header += struct.pack("<QQ", header_size, len(a))                  # attrs
+    header += struct.pack("<QQ", header_size + len(a), len(data))      # data
+    header += struct.pack("<QQ", 0, 0)                                 # event types
+    header += b"\0" * 32                                               # features: none
+    with open(out, "wb") as f:
+        f.write(header + a + data)
+    for _, stack in CHAINS:
+        print(stack)
+
+
+main()
