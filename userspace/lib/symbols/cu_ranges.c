@@ -81,22 +81,16 @@ struct cu_ranges *cu_ranges_build(Dwfl_Module *mod)
 	return c;
 }
 
-const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
-			   const char **comp_dir)
+/*
+ * The units whose ranges hold @at (module-relative), innermost first:
+ * *@i starts at units_from(); each call gives the next unit in @cudie.
+ * The ranges before the first that starts above @at, back to the last
+ * that reaches past it (units' ranges may nest).
+ */
+static size_t units_from(const struct cu_ranges *c, Dwarf_Addr at)
 {
-	Dwarf_Addr at;
-	Dwarf_Line *line;
-	Dwarf_Die cudie;
-	size_t lo = 0, hi, i;
+	size_t lo = 0, hi = c->nr;
 
-	if (!c || !c->nr || addr < c->bias)
-		return NULL;
-	at = addr - c->bias;
-	hi = c->nr;
-	/*
-	 * The first range that starts above @at; the ones before it, back
-	 * to the last that reaches past @at (units' ranges may nest).
-	 */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -105,21 +99,40 @@ const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
 		else
 			hi = mid;
 	}
-	for (i = lo; i-- > 0 && c->ranges[i].reach > at;) {
-		const struct cu_range *r = &c->ranges[i];
+	return lo;
+}
+
+static bool next_unit(const struct cu_ranges *c, Dwarf_Addr at, size_t *i, Dwarf_Die *cudie)
+{
+	while (*i > 0 && c->ranges[*i - 1].reach > at) {
+		const struct cu_range *r = &c->ranges[--*i];
+
+		if (at < r->high && dwarf_offdie(c->dwarf, r->die, cudie))
+			return true;
+	}
+	return false;
+}
+
+const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
+			   const char **comp_dir)
+{
+	Dwarf_Addr at;
+	Dwarf_Line *line;
+	Dwarf_Die cudie;
+	size_t i;
+
+	if (!c || !c->nr || addr < c->bias)
+		return NULL;
+	at = addr - c->bias;
+	for (i = units_from(c, at); next_unit(c, at, &i, &cudie);) {
+		Dwarf_Attribute attr;
 		const char *src;
 
-		if (at >= r->high)
-			continue;
-		if (!dwarf_offdie(c->dwarf, r->die, &cudie))
-			continue;
 		line = dwarf_getsrc_die(&cudie, at);
 		if (!line || dwarf_lineno(line, lineno) || *lineno <= 0)
 			continue;
 		src = dwarf_linesrc(line, NULL, NULL);
 		if (src) {
-			Dwarf_Attribute attr;
-
 			*comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
 			return src;
 		}
@@ -129,29 +142,15 @@ const char *cu_ranges_line(struct cu_ranges *c, GElf_Addr addr, int *lineno,
 
 int cu_ranges_unit(struct cu_ranges *c, GElf_Addr addr, Dwarf_Die *cudie, Dwarf_Addr *bias)
 {
-	Dwarf_Addr at;
-	size_t lo = 0, hi, i;
+	size_t i;
 
 	if (!c || !c->nr || addr < c->bias)
 		return -1;
-	at = addr - c->bias;
-	hi = c->nr;
-	/* As cu_ranges_line() searches: the innermost range holding @at first. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->ranges[mid].low <= at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i-- > 0 && c->ranges[i].reach > at;) {
-		if (at < c->ranges[i].high && dwarf_offdie(c->dwarf, c->ranges[i].die, cudie)) {
-			*bias = c->bias;
-			return 0;
-		}
-	}
-	return -1;
+	i = units_from(c, addr - c->bias);
+	if (!next_unit(c, addr - c->bias, &i, cudie))
+		return -1;
+	*bias = c->bias;
+	return 0;
 }
 
 void cu_ranges_free(struct cu_ranges *c)
