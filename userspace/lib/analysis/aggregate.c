@@ -727,39 +727,28 @@ double agg_weight_share(const struct agg *g, uint64_t weight)
 	return all ? 100.0 * (double)weight / (double)all : 0.0;
 }
 
-static int cmp_rows_by_weight(const void *a, const void *b, void *ctx)
+struct row_order {
+	const struct agg *g;
+	bool by_weight;		/* agg_row_weight(), else agg_row_samples() */
+};
+
+/* Heaviest first; ties by name, so that the order is the same every run. */
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
-	const struct agg *g = ctx;
+	const struct row_order *o = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t wx = agg_row_weight(g, x), wy = agg_row_weight(g, y);
+	uint64_t wx = o->by_weight ? agg_row_weight(o->g, x) : agg_row_samples(o->g, x);
+	uint64_t wy = o->by_weight ? agg_row_weight(o->g, y) : agg_row_samples(o->g, y);
 
 	if (wx != wy)
 		return wx < wy ? 1 : -1;
-	return strcmp(attr_row(g->attr, x)->name, attr_row(g->attr, y)->name);
+	return strcmp(attr_row(o->g->attr, x)->name, attr_row(o->g->attr, y)->name);
 }
 
-uint32_t *agg_rows_by_weight(const struct agg *g, size_t *n)
+/* The rows with samples, heaviest first. */
+static uint32_t *rows_sorted(const struct agg *g, size_t *n, bool by_weight)
 {
-	uint32_t *rows = agg_rows_by_samples(g, n);
-
-	if (rows && agg_weighted(g))
-		qsort_r(rows, *n, sizeof(*rows), cmp_rows_by_weight, (void *)g);
-	return rows;
-}
-
-static int cmp_rows(const void *a, const void *b, void *ctx)
-{
-	const struct agg *g = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t sx = agg_row_samples(g, x), sy = agg_row_samples(g, y);
-
-	if (sx != sy)
-		return sx < sy ? 1 : -1;
-	return strcmp(attr_row(g->attr, x)->name, attr_row(g->attr, y)->name);
-}
-
-uint32_t *agg_rows_by_samples(const struct agg *g, size_t *n)
-{
+	struct row_order o = { g, by_weight };
 	size_t i, nr = attr_nr_rows(g->attr);
 	uint32_t *rows = malloc((nr ? nr : 1) * sizeof(*rows));
 
@@ -769,8 +758,18 @@ uint32_t *agg_rows_by_samples(const struct agg *g, size_t *n)
 	for (i = 0; i < nr; i++)
 		if (agg_row_samples(g, i))
 			rows[(*n)++] = (uint32_t)i;
-	qsort_r(rows, *n, sizeof(*rows), cmp_rows, (void *)g);
+	qsort_r(rows, *n, sizeof(*rows), cmp_rows, &o);
 	return rows;
+}
+
+uint32_t *agg_rows_by_weight(const struct agg *g, size_t *n)
+{
+	return rows_sorted(g, n, agg_weighted(g));
+}
+
+uint32_t *agg_rows_by_samples(const struct agg *g, size_t *n)
+{
+	return rows_sorted(g, n, false);
 }
 
 int *agg_row_ranks(const struct agg *g)
