@@ -17,6 +17,7 @@
 #include "tailor/kallsyms.h"
 #include "tailor/symbols.h"
 #include "tailor/x86_regs.h"
+#include "util/path.h"
 
 #define MAX_DICTS	64
 #define MAX_STACK	16
@@ -720,10 +721,9 @@ static void default_stack(struct report_opts *o, struct tdict *const *dicts, boo
 
 static void dict_label(const char *path, char *buf, size_t len)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char *dot;
 
-	snprintf(buf, len, "%s", base);
+	snprintf(buf, len, "%s", path_base(path));
 	dot = strrchr(buf, '.');
 	if (dot && dot != buf)
 		*dot = '\0';

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "cli.h"
 #include "report.h"
+#include "util/path.h"
 
 static const struct doc_column text_cols[] = {
 	{ .name = "share", .type = DOC_SHARE, .width = 8, .sep = "" },
@@ -185,14 +186,9 @@ static void weighting(const struct report *r, struct doc *d)
 /* The object a code row is in, as perf's dso column names it. */
 static const char *object_of(const struct attr_row *row)
 {
-	const char *slash;
-
 	if (row->kind == ROW_KERNEL)
 		return "[kernel.kallsyms]";
-	if (!row->object)
-		return "[unknown]";
-	slash = strrchr(row->object, '/');
-	return slash ? slash + 1 : row->object;
+	return row->object ? path_base(row->object) : "[unknown]";
 }
 
 /* A row's (or a process's part of it) weight, as agg_row_weight() weighs. */

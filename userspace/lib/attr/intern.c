@@ -6,6 +6,7 @@
 #include <string.h>
 #include "attr/attr.h"
 #include "util/grow.h"
+#include "util/path.h"
 
 int rows_add(struct row_table *t, enum attr_row_kind kind, int level,
 	     const char *name, const char *object, uint32_t *row)
@@ -51,8 +52,7 @@ int rows_named(struct row_table *t, enum attr_row_kind kind, int level,
 
 void attr_object_name(const char *path, char *name, size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
+	const char *base = path_base(path);
 	size_t n = strlen(base);
 
 	/* A pseudo-file is bracketed already: [vdso], not [[vdso]]. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "attr/attr.h"
 #include "dict/graph.h"
+#include "util/path.h"
 
 static uint32_t component_row(const struct attr_level *lv, int di,
 			      const struct tdict_component *c)
@@ -115,14 +116,13 @@ int policy_site(struct attributor *a, const struct attr_level *lv,
 		const struct sym_result *r, const char *file_line,
 		struct site_level *out)
 {
-	const char *slash = strrchr(r->path, '/');
 	char name[4300];
 
 	*out = (struct site_level){ .row = ATTR_NONE, .fallback = ATTR_NONE };
 	switch (lv->kind) {
 	case LEVEL_INSTRUCTION:
 		snprintf(name, sizeof(name), "%s+0x%" PRIx64 "%s%s",
-			 slash ? slash + 1 : r->path, r->address,
+			 path_base(r->path), r->address,
 			 r->function ? " " : "", r->function ? r->function : "");
 		return rows_named(&a->rows, ROW_INSTRUCTION, lv - a->levels, name,
 				  r->path, &out->row);

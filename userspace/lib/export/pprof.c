@@ -31,6 +31,7 @@
 #include "tailor/symbols.h"
 #include "util/grow.h"
 #include "util/hashmap.h"
+#include "util/path.h"
 
 #define MAX_FRAMES	32
 /* A chain of inlined calls deeper than this keeps its innermost functions. */
@@ -487,11 +488,10 @@ static void sample(struct pprof *pp, const struct agg_stack_count *sc, bool ns_p
  */
 static int program_rank(const struct pp_mapping *m)
 {
-	const char *base = strrchr(m->path, '/');
+	const char *base = path_base(m->path);
 
 	if (m->known)
 		return m->info.executable ? 2 : 0;
-	base = base ? base + 1 : m->path;
 	return base[0] != '[' && !strstr(base, ".so") ? 1 : 0;
 }
 

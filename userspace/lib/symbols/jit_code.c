@@ -32,6 +32,7 @@
 #include "symbols/internal.h"
 #include "symbols/jit_sources.h"
 #include "util/grow.h"
+#include "util/path.h"
 
 /* A source line of JIT code, by offset from the code's start. */
 struct jit_code_line {
@@ -222,14 +223,13 @@ static int read_source(struct symbolizer *s, struct jit_source *src,
 	struct sym_jit *j = s->jit;
 	/* A perf map is found by pid alone; a jitdump by its process's mapping. */
 	uint64_t not_before = src->info.perf_map ? j->not_before : 0;
-	const char *base = strrchr(src->path, '/');
+	const char *base = path_base(src->path);
 	char at[4096], err[256] = "";
 	const void *embedded;
 	void *data = NULL;
 	size_t len = 0;
 	int ret = -ENOENT;
 
-	base = base ? base + 1 : src->path;
 	if (j->embedded && !j->embedded(j->embedded_ctx, src->path, &embedded, &len)) {
 		snprintf(at, sizeof(at), "the profile");
 		ret = parse(s, src, embedded, len, err, sizeof(err));

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "symbols/jit_sources.h"
 #include "util/grow.h"
+#include "util/path.h"
 
 #define EM_X86_64_MACHINE	62
 #define PREFIX_SIZE		16u	/* id, total_size, timestamp */
@@ -202,10 +203,9 @@ static int read_records(struct reader *r, size_t off, const struct jitdump_handl
 
 bool jitdump_is_path(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = path_base(path);
 	size_t n;
 
-	base = base ? base + 1 : path;
 	if (strncmp(base, "jit-", 4))
 		return false;
 	n = strspn(base + 4, "0123456789");
