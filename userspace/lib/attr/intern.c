@@ -32,22 +32,31 @@ int rows_add(struct row_table *t, enum attr_row_kind kind, int level,
 int rows_named(struct row_table *t, enum attr_row_kind kind, int level,
 	       const char *name, const char *object, uint32_t *row)
 {
-	char key[4400];
+	bool by_object = (kind == ROW_FUNCTION || kind == ROW_LINE) && object;
+	char small[512], *key = small;
+	size_t len;
+	int ret = 0;
 
 	/*
 	 * The kind keeps a function and a line of the same spelling apart;
 	 * the object, a function (or line) of each object: a static helper()
 	 * in two libraries is two rows, as perf's dso,sym sorting has it.
+	 * Whole, however long: a C++ name may run to kilobytes, and two
+	 * cut alike would be one row.
 	 */
-	if ((kind == ROW_FUNCTION || kind == ROW_LINE) && object)
-		snprintf(key, sizeof(key), "%d %s\t%s", (int)kind, name, object);
-	else
-		snprintf(key, sizeof(key), "%d %s", (int)kind, name);
-	if (str_map_get(&t->by_name, key, row))
-		return 0;
-	if (rows_add(t, kind, level, name, object, row))
+	len = strlen(name) + (by_object ? strlen(object) + 1 : 0) + 16;
+	if (len > sizeof(small) && !(key = malloc(len)))
 		return -ENOMEM;
-	return str_map_put(&t->by_name, key, *row) ? -ENOMEM : 0;
+	if (by_object)
+		snprintf(key, len, "%d %s\t%s", (int)kind, name, object);
+	else
+		snprintf(key, len, "%d %s", (int)kind, name);
+	if (!str_map_get(&t->by_name, key, row))
+		ret = (rows_add(t, kind, level, name, object, row) ||
+		       str_map_put(&t->by_name, key, *row)) ? -ENOMEM : 0;
+	if (key != small)
+		free(key);
+	return ret;
 }
 
 void attr_object_name(const char *path, char *name, size_t len)
