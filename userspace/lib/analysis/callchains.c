@@ -32,12 +32,12 @@
 #include "tailor/aggregate.h"
 #include "tailor/attribution.h"
 #include "tailor/kallsyms.h"
+#include "tailor/x86_regs.h"
 #include "tailor/symbols.h"
 #include "analysis/callchains.h"
 #include "symbols/unwind_dwarf.h"
 #include "util/grow.h"
 
-#define KERNEL_START	0xffff800000000000ull
 
 static uint64_t entry_at(const struct tev_sample *s, uint32_t i)
 {
@@ -88,7 +88,7 @@ static uint32_t callers_key(struct chain_index *ix, struct symbolizer *sym,
 			leaf_seen = true;
 			continue;
 		}
-		if (context == PERF_CONTEXT_USER || (!context && e < KERNEL_START)) {
+		if (context == PERF_CONTEXT_USER || (!context && !x86_kernel_address(e))) {
 			key[n++] = e;
 			user_part = true;
 		} else if (context == PERF_CONTEXT_KERNEL && ix->kallsyms) {

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tailor/kallsyms.h"
+#include "tailor/x86_regs.h"
 #include "attr/attr.h"
 #include "dict/graph.h"
 #include "util/grow.h"
 
-#define KERNEL_START	0xffff800000000000ull
 #define NO_ENTRY_SITE	UINT32_MAX
 
 /* ---- levels and their rows ---- */
@@ -476,7 +476,7 @@ int attr_sample(struct attributor *a, struct symbolizer *sym,
 		untagged.tag = untagged.tag_word = 0;
 		s = &untagged;
 	}
-	if ((s->flags & TEV_KERNEL) || s->ip >= KERNEL_START) {
+	if ((s->flags & TEV_KERNEL) || x86_kernel_address(s->ip)) {
 		ret = sample_kernel(a, sym, s, &idx);
 	} else {
 		ret = find_site(a, sym, s->pid, s->ip, s->time, &site);
