@@ -152,9 +152,7 @@ struct session *session_open(const char *path, const struct session_options *o,
 		return NULL;
 	/* A recording holds one sampling event: asked for another, say so. */
 	if (o->event && strcmp(fr->info.format, "perf.data") &&
-	    strcmp(fr->info.event, o->event) &&
-	    (strlen(o->event) != strcspn(fr->info.event, ":/") ||
-	     strncmp(fr->info.event, o->event, strlen(o->event)))) {
+	    !format_event_named(fr->info.event, o->event)) {
 		snprintf(err, errlen, "no sampling event '%s' here: a tailor recording holds one, %s",
 			 o->event, fr->info.event);
 		fr->ops->close(fr);

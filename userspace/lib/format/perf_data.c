@@ -807,15 +807,6 @@ static const struct perf_attr_info *main_attr(const struct perf_data *p)
 	return &p->attrs[0];
 }
 
-/* @name names @ai: as perf does, or without modifiers and terms (cpu-clock:u, page-faults/period=16/). */
-static bool event_named(const struct perf_attr_info *ai, const char *name)
-{
-	size_t n = strcspn(ai->name, ":/");
-
-	return ai->name[0] && (!strcmp(ai->name, name) ||
-			       (strlen(name) == n && !strncmp(ai->name, name, n)));
-}
-
 /*
  * The sampling event whose profile this is: @event (perf's name for it),
  * or the first.  Every other sampling event is a profile of its own,
@@ -828,7 +819,7 @@ static int choose_event(struct perf_data *p, const char *event, char *err, size_
 	int i;
 
 	for (i = 0; i < p->nr_attrs && event; i++)
-		if (p->attrs[i].role == ATTR_SAMPLES && event_named(&p->attrs[i], event) &&
+		if (p->attrs[i].role == ATTR_SAMPLES && format_event_named(p->attrs[i].name, event) &&
 		    !chosen)
 			chosen = &p->attrs[i];
 	if (event && !chosen) {

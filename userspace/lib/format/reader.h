@@ -9,7 +9,9 @@
 #ifndef TAILOR_LIB_FORMAT_READER_H
 #define TAILOR_LIB_FORMAT_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "tailor/events.h"
 #include "tailor/session.h"
 
@@ -78,5 +80,18 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 struct format_reader *perf_data_open(const char *path, int tag_reg,
 				     uint32_t tsc_khz, const char *event, char *err,
 				     size_t errlen);
+
+/*
+ * Whether @name names the event perf calls @event: as it is, or without
+ * its modifiers and terms (cpu-clock for cpu-clock:u, page-faults for
+ * page-faults/period=16/).
+ */
+static inline bool format_event_named(const char *event, const char *name)
+{
+	size_t n = strcspn(event, ":/");
+
+	return event[0] && (!strcmp(event, name) ||
+			    (strlen(name) == n && !strncmp(event, name, n)));
+}
 
 #endif /* TAILOR_LIB_FORMAT_READER_H */
