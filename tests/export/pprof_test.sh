@@ -49,23 +49,14 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
+# shellcheck source=tests/lib/perf-stacks.sh
+. "$top/tests/lib/perf-stacks.sh"
 tailor=${TAILOR:-$top/build/userspace/tailor}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export GOFLAGS=-mod=mod GOTOOLCHAIN=local GOCACHE="$work/gocache"
 
-if [ ! -x "$tailor" ]; then
-	not_ok "$tailor missing: make userspace"
-	tap_totals
-	exit 1
-fi
-for tool in perf python3 gcc clang go addr2line readelf nm; do
-	if ! command -v $tool >/dev/null; then
-		skip "$tool is needed (scripts/setup.sh installs it)"
-		tap_totals
-		exit 0
-	fi
-done
+needs "$tailor" perf python3 gcc clang go addr2line readelf nm
 
 pprof() {
 	go tool pprof -sample_index=samples "$@"

@@ -47,39 +47,13 @@ export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/tap.sh
 . "$top/tests/lib/tap.sh"
+# shellcheck source=tests/lib/perf-stacks.sh
+. "$top/tests/lib/perf-stacks.sh"
 tailor=${TAILOR:-$top/build/userspace/tailor}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if [ ! -x "$tailor" ]; then
-	not_ok "$tailor missing: make userspace"
-	tap_totals
-	exit 1
-fi
-for tool in perf python3 gcc objdump; do
-	if ! command -v $tool >/dev/null; then
-		skip "$tool is needed (scripts/setup.sh installs it)"
-		tap_totals
-		exit 0
-	fi
-done
-
-# collapsed DATA [END]: perf script's stacks of DATA, root first, one
-# "STACK COUNT" a line (stackcollapse-perf's way, without the command, as
-# perf_compare_test.sh reads them).  With END, a root frame at
-# ffffffffffffffff (libunwind's end of a short copy) is taken off and
-# counted in $work/dropped.
-collapsed() {
-	perf script -i "$1" --no-inline -F ip,sym 2>/dev/null | awk -v end="${2:-}" -v out="$work/dropped" '
-		function flush() {
-			if (end != "" && n && ip[n] == "ffffffffffffffff") { n--; dropped++ }
-			if (n) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; c[s]++ }
-			n = 0
-		}
-		NF == 0 { flush(); next }
-		{ n++; ip[n] = $1; $1 = ""; f[n] = substr($0, 2) }
-		END { flush(); for (k in c) print k " " c[k]; print dropped + 0 >out }' | sort
-}
+needs "$tailor" perf python3 gcc objdump
 
 # folded DATA: tailor's folded stacks of functions, sorted.
 folded() {
@@ -199,13 +173,9 @@ for cc in $builds; do
 		not_ok "$cc: perf record --call-graph dwarf" "$work/$name.rec"
 		continue
 	fi
-	collapsed "$data" | grep ';main;' >"$work/$name.perf-folded"
+	perf_collapsed "$data" --no-inline | grep ';main;' >"$work/$name.perf-folded"
 	# The stacks that differ from perf's with its inline frames: counted, not judged.
-	inline_differ=$(perf script -i "$data" -F ip,sym 2>/dev/null | awk '
-		NF == 0 { if (n) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; c[s]++ }; n = 0; next }
-		{ n++; $1 = ""; f[n] = substr($0, 2) }
-		END { if (n) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i]; c[s]++ }
-		      for (k in c) print k " " c[k] }' | grep ';main;' | sort |
+	inline_differ=$(perf_collapsed "$data" | grep ';main;' |
 		comm -13 - "$work/$name.perf-folded" | wc -l)
 	if folded "$data" | grep ';main;' >"$work/$name.folded" &&
 		[ "$(wc -l <"$work/$name.folded")" -ge 3 ] &&
@@ -254,7 +224,7 @@ if gcc -std=gnu11 -O1 -g -fomit-frame-pointer "$top/tests/symbols/hot_lines.c" -
 	2>"$work/$name.cc" &&
 	perf record -q --call-graph dwarf,256 -e cpu-clock:u -c 250000 -o "$work/$name.data" -- \
 	"$work/$name" 20 >"$work/$name.rec" 2>&1; then
-	collapsed "$work/$name.data" end | grep -E '(^|;)main;' >"$work/$name.perf-folded"
+	perf_collapsed "$work/$name.data" --end "$work/dropped" --no-inline | grep -E '(^|;)main;' >"$work/$name.perf-folded"
 	dropped=$(cat "$work/dropped")
 	if folded "$work/$name.data" | grep -E '(^|;)main;' >"$work/$name.folded" &&
 		grep -q ';main;three_parts ' "$work/$name.folded" &&
@@ -383,7 +353,7 @@ else
 		kernel_stacks perf "$work/$name.script" ${end:+"$end"} \
 			>"$work/$name.perf-kernel" 2>"$work/dropped"
 		dropped=$(cat "$work/dropped")
-		collapsed "$data" >"$work/$name.perf-folded"
+		perf_collapsed "$data" --no-inline >"$work/$name.perf-folded"
 		if "$tailor" report -i "$data" -f pprof --stack function -o "$work/$name.pb.gz" \
 			2>"$work/$name.why" &&
 			go tool pprof -raw "$work/$name.pb.gz" >"$work/$name.raw" 2>>"$work/$name.why" &&
