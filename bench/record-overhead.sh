@@ -23,15 +23,25 @@
 # never fails a build.  Under TCG every figure is inflated; compare the
 # rows.
 #
+# With --stacks, call stacks instead: the workload is tw_stacks (frame
+# pointers, leaf_spin four calls deep), single-threaded, bare, under
+# 'tailor record' without and with --call-graph fp, and under 'perf
+# record -e cpu-clock' without and with -g (frame pointers), at the same
+# rates; the last line per rate is each profiler's overhead with stacks
+# over its overhead without (the paper: 529% for perf's stacks, the
+# reason tag registers exist), and tailor's with stacks against perf's.
+#
 # Usage: bench/record-overhead.sh [--freqs "HZ ..."] [--threads "N ..."]
 #                                 [--iterations N] [--runs N] [--box 6.1|6.12]
+#                                 [--stacks]
 set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-freqs="1000 4000 10000 20000" threads="1 2" iterations=500000000 runs=3 box=6.1
+freqs="1000 4000 10000 20000" threads="1 2" iterations=500000000 runs=3 box=6.1 stacks=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--stacks) stacks=1; shift ;;
 	--freqs) freqs=$2; shift 2 ;;
 	--threads) threads=$2; shift 2 ;;
 	--iterations) iterations=$2; shift 2 ;;
@@ -45,6 +55,12 @@ for v in $freqs $threads $iterations $runs; do
 	'' | *[!0-9]*) echo "record-overhead: '$v' is not a number" >&2; exit 2 ;;
 	esac
 done
+
+kinds="tailor perf perf+r15 floor" empties="tailor perf+r15"
+if [ -n "$stacks" ]; then
+	kinds="tailor tailor+g perf perf+g" empties="tailor tailor+g perf perf+g" threads=1
+	[ "$iterations" = 500000000 ] && iterations=100000000
+fi
 
 # shellcheck source=bench/bench-lib.sh
 . "$top/bench/bench-lib.sh"
@@ -74,34 +90,40 @@ profile() {
 		# A failed run counts no samples, and the line keeps its fields.
 		s=\$(sed -n 's/^floor_samples=//p' /tmp/floor.err)
 		echo "BENCH \$f \$th \$3floor \$(el \$t0 \$t1) 0 \${s:-0} 0 0 \$(rate)" ;;
-	tailor)
+	tailor | tailor+g)
+		g=
+		[ \$1 = tailor+g ] && g="--call-graph fp"
 		t0=\$(now)
-		/tailor/bin/tailor record -q -F \$f -o /tmp/t.rec -- \$2
+		/tailor/bin/tailor record -q -F \$f \$g -o /tmp/t.rec -- \$2
 		t1=\$(now)
 		/tailor/bin/tailor dump /tmp/t.rec >/tmp/t.dump
-		echo "BENCH \$f \$th \$3tailor \$(el \$t0 \$t1) \$(stat -c %s /tmp/t.rec)" \
+		echo "BENCH \$f \$th \$3\$1 \$(el \$t0 \$t1) \$(stat -c %s /tmp/t.rec)" \
 			"\$(sed -n 's/^samples: //p' /tmp/t.dump) \$(sed -n 's/^end.lost: //p' /tmp/t.dump)" \
 			"\$(sed -n 's/^end.throttled: //p' /tmp/t.dump) \$(rate)" ;;
-	perf | perf+r15)
+	perf | perf+r15 | perf+g)
 		regs=
 		[ \$1 = perf+r15 ] && regs=--intr-regs=r15
+		[ \$1 = perf+g ] && regs=-g
 		t0=\$(now)
 		perf record -q -e cpu-clock -F \$f \$regs -o /tmp/p.data -- \$2 2>/dev/null
 		t1=\$(now)
 		echo "BENCH \$f \$th \$3\$1 \$(el \$t0 \$t1) \$(stat -c %s /tmp/p.data)" \
-			"\$(perf script -i /tmp/p.data -F ip 2>/dev/null | wc -l) \$(perf_count LOST)" \
+			"\$(perf script -i /tmp/p.data -F ip --hide-call-graph 2>/dev/null | wc -l) \$(perf_count LOST)" \
 			"\$(perf_count THROTTLE) \$(rate)" ;;
 	esac
 }
 for th in $threads; do
-	w="/tailor/workloads/tw_work $iterations \$th"
+	w="/tailor/workloads/tw_work $iterations \$th" w0="/tailor/workloads/tw_work 0 \$th"
+	if [ -n "$stacks" ]; then
+		w="/tailor/workloads/tw_stacks $iterations 0" w0="/tailor/workloads/tw_stacks 0 0"
+	fi
 	for f in $freqs; do
 		for i in \$(seq $runs); do
-			for k in bare tailor perf perf+r15 floor; do
+			for k in bare $kinds; do
 				profile \$k "\$w"
 			done
-			for k in bare tailor perf+r15; do
-				profile \$k "/tailor/workloads/tw_work 0 \$th" empty-
+			for k in bare $empties; do
+				profile \$k "\$w0" empty-
 			done
 		done
 	done
@@ -110,7 +132,8 @@ rmmod tailor
 INBOX
 bench_boot 7200
 
-tr -d '\r' <"$out/console.log" | awk -v iters="$iterations" "$bench_median_awk"'
+tr -d '\r' <"$out/console.log" | awk -v iters="$iterations" -v kinds="$kinds" \
+	-v workload="$([ -n "$stacks" ] && echo tw_stacks || echo tw_work)" "$bench_median_awk"'
 /^BENCH / {
 	k = $2 " " $3 " " $4
 	t[k, ++n[k]] = $5
@@ -122,20 +145,20 @@ tr -d '\r' <"$out/console.log" | awk -v iters="$iterations" "$bench_median_awk"'
 }
 END {
 	if (!nc) { print "record-overhead: no results (see build/bench-record/console.log)"; exit 1 }
-	printf "tw_work %s iterations a thread (test box, TCG, 2 vCPUs, software clock)\n", iters
+	printf "%s %s iterations a thread (test box, TCG, 2 vCPUs, software clock)\n", workload, iters
 	printf "bare and fixed: medians of every rate'"'"'s runs with as many threads (the rate changes neither)\n"
 	printf "fixed: the profiler on tw_work 0 less tw_work 0 bare; per sample: overhead less fixed, over the samples\n"
 	printf "(the floor: its overhead over its samples, its start being a fork and an exec)\n"
 	printf "%6s %3s %-9s %9s %9s %11s %8s %6s %9s %8s %11s\n", "Hz", "thr", "", "median s", "overhead",
 	       "samples/run", "B/sample", "lost", "throttled", "fixed s", "us/sample"
-	split("tailor perf perf+r15 floor", names, " ")
+	nn = split(kinds, names, " ")
 	for (c = 1; c <= nc; c++) {
 		th = substr(order[c], index(order[c], " ") + 1)
 		b = median("all " th " bare")
 		b0 = median("all " th " empty-bare")
 		printf "%6s %3s %-9s %9.3f %9s %11s %8s %6s %9s %8s %11s\n", substr(order[c], 1, index(order[c], " ") - 1),
 		       th, "bare", b, "-", "-", "-", "-", "-", "-", "-"
-		for (i = 1; i <= 4; i++) {
+		for (i = 1; i <= nn; i++) {
 			k = order[c] " " names[i]
 			m = median(k)
 			ov[names[i]] = (m / b - 1) * 100
@@ -152,6 +175,13 @@ END {
 			printf "%6s %3s %-9s %9.3f %8.1f%% %11.0f %8.1f %6d %9d %8s %11s\n", "", "", names[i], m,
 			       ov[names[i]], samples[k] / n[k], samples[k] ? bytes[k] / samples[k] : 0, lost[k],
 			       thr[k], fixed, per
+		}
+		if (kinds ~ /\+g/) {
+			printf "%6s %3s with stacks over without: tailor %.2f, perf %.2f (the paper: 5.29 for perf); tailor+g/perf+g overhead %.2f\n",
+			       "", "", (ov["tailor"] > 0 ? ov["tailor+g"] / ov["tailor"] : 0),
+			       (ov["perf"] > 0 ? ov["perf+g"] / ov["perf"] : 0),
+			       (ov["perf+g"] > 0 ? ov["tailor+g"] / ov["perf+g"] : 0)
+			continue
 		}
 		ratio = floor = 0
 		if (ov["perf+r15"] > 0) {

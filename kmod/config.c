@@ -27,6 +27,8 @@ static u32 known_flags(u32 abi_version)
 	case 3:
 	case 4:
 		return TAILOR_CFG_FLAGS_V4;
+	case 5:
+		return TAILOR_CFG_FLAGS_V5;
 	default:
 		return TAILOR_CFG_FLAGS_ALL;
 	}
@@ -43,7 +45,12 @@ static int check_fields(const struct tailor_config *cfg)
 	/* Version 1 knew neither the tag word flag nor its field (then reserved). */
 	if (f & ~known_flags(cfg->abi_version))
 		return -EINVAL;
-	if (cfg->reserved || cfg->reserved32)
+	if (cfg->reserved)
+		return -EINVAL;
+	/* Before ABI 6, and without a stack asked for, callchain_max was reserved. */
+	if (!(f & TAILOR_CFG_CALLCHAIN) && cfg->callchain_max)
+		return -EINVAL;
+	if (cfg->callchain_max > TAILOR_MAX_CALLCHAIN)
 		return -EINVAL;
 	/* Before ABI 4 the ring's out fields were reserved, zero. */
 	if (cfg->abi_version < 4 && (cfg->ring_mmap_bytes || cfg->ring_capacity))
@@ -160,16 +167,31 @@ static void build_attr(struct tailor_plan *plan, const struct tailor_config *cfg
 		attr->sample_period = period;
 	}
 
+	/*
+	 * Call stacks: PEBS's come from perf itself, which takes them in
+	 * the PMI from the interrupt's registers (intel/ds.c); the software
+	 * clock's, from the handler.  Either way the counter asks for them,
+	 * so that perf's own limit holds: kernel.perf_event_max_stack
+	 * refuses a larger sample_max_stack (-EOVERFLOW) when the counter
+	 * is created.
+	 */
+	if (plan->flags & TAILOR_CFG_CALLCHAIN) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->sample_max_stack = plan->callchain_max;
+		/* A PMI in the kernel must not give a user-only session kernel frames. */
+		attr->exclude_callchain_kernel = attr->exclude_kernel;
+		attr->exclude_callchain_user = attr->exclude_user;
+	}
 	if (!pebs) {
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = PERF_COUNT_SW_CPU_CLOCK;
-		attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+		attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID;
 		return;
 	}
 	attr->type = cfg->event_type;
 	attr->config = cfg->event_config;
 	attr->precise_ip = cfg->precise ?: min(2U, tailor_pebs_max_precise());
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	/* Without REGS_INTR the PEBS GPRs are not copied into regs. */
 	if (plan->regs_mask) {
 		attr->sample_type |= PERF_SAMPLE_REGS_INTR;
@@ -217,6 +239,8 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	plan->flags = cfg->flags;
 	if (plan->source == TAILOR_SOURCE_TIMER)
 		plan->flags &= ~TAILOR_CFG_DATA_ADDR;
+	if (plan->flags & TAILOR_CFG_CALLCHAIN)
+		plan->callchain_max = cfg->callchain_max ?: TAILOR_DEFAULT_CALLCHAIN;
 	if (!(cfg->flags & TAILOR_CFG_NO_REGS))
 		plan->regs_mask = cfg->regs_mask ?: TAILOR_REGS_DEFAULT;
 	BUILD_BUG_ON(hweight64(TAILOR_REGS_CAPTURABLE) > TAILOR_MAX_REGS);
@@ -248,8 +272,11 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	cfg->nr_regs = plan->nr_regs;
 	cfg->regs_used = plan->regs_mask;
 	plan->tag_word_offset = cfg->tag_word_offset;
+	cfg->callchain_max = plan->callchain_max;
 	cfg->record_size = TAILOR_SAMPLE_BASE_SIZE + 8 * plan->nr_regs +
 			   ((plan->flags & TAILOR_CFG_DATA_ADDR) ? 8 : 0) +
-			   ((plan->flags & TAILOR_CFG_TAG_WORD) ? 8 : 0);
+			   ((plan->flags & TAILOR_CFG_TAG_WORD) ? 8 : 0) +
+			   ((plan->flags & TAILOR_CFG_CALLCHAIN) ?
+			    8 * (1 + plan->callchain_max + 2) : 0);
 	return 0;
 }

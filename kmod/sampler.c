@@ -26,6 +26,7 @@
 #include <linux/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/fsgsbase.h>
+#include <asm/unwind.h>
 #include <linux/uaccess.h>
 #include "tailor.h"
 
@@ -197,6 +198,106 @@ static u64 sample_tsc(const struct perf_sample_data *data, u32 *flags)
 	return rdtsc_ordered();
 }
 
+/*
+ * A sample's call stack, as the record's callchain_nr word and entries
+ * (the layout is the uapi header's): @entry has room for the bound's
+ * frames and the two context markers.
+ */
+struct chain_out {
+	u64 *entry;
+	u32 nr;			/* entries written, markers included */
+	u32 frames, max;	/* frames written, and the bound */
+	u32 lost;		/* frames past the bound */
+};
+
+/* One frame: false once the walk should stop. */
+static bool chain_frame(struct chain_out *c, u64 ip)
+{
+	if (c->frames < c->max) {
+		c->entry[c->nr++] = ip;
+		c->frames++;
+		return true;
+	}
+	/* Past the bound only counted, and no deeper than perf would walk. */
+	return ++c->lost + c->frames < TAILOR_MAX_CALLCHAIN;
+}
+
+/*
+ * The kernel's frames, as perf_callchain_kernel() takes them: the kernel's
+ * own unwinder (ORC on Debian's kernels) from the interrupted registers,
+ * which is safe in the hard interrupt the software clock samples from.
+ */
+static void kernel_frames(struct chain_out *c, struct pt_regs *regs)
+{
+	struct unwind_state state;
+	unsigned long addr;
+
+	c->entry[c->nr++] = PERF_CONTEXT_KERNEL;
+	if (!chain_frame(c, regs->ip))
+		return;
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr || !chain_frame(c, addr))
+			return;
+	}
+}
+
+/*
+ * The user's frames by their frame pointers, as perf_callchain_user()
+ * walks them: copy_from_user_nmi() reads each (next frame, return
+ * address) pair without faulting, and refuses while another mm is
+ * loaded.  A caller's frame lies above its callee's; a pointer that does
+ * not climb ends the walk, so garbage in rbp (code built without frame
+ * pointers) cannot loop.  A 32-bit task's stack is not walked.
+ */
+static void user_frames(struct chain_out *c, const struct pt_regs *regs)
+{
+	struct {
+		unsigned long next;
+		unsigned long ret;
+	} frame;
+	unsigned long fp = regs->bp;
+
+	c->entry[c->nr++] = PERF_CONTEXT_USER;
+	if (!chain_frame(c, regs->ip) || !user_64bit_mode((struct pt_regs *)regs))
+		return;
+	while (fp) {
+		if (copy_from_user_nmi(&frame, (const void __user *)fp, sizeof(frame)))
+			return;
+		if (!frame.ret || !chain_frame(c, frame.ret) || frame.next <= fp)
+			return;
+		fp = frame.next;
+	}
+}
+
+/*
+ * The stack into @rec (its callchain_nr word, then the entries): perf's
+ * own where perf took it (PEBS, from the PMI's registers), else walked
+ * here.  The session's exclusions hold for its frames as for its IPs.
+ */
+static void store_callchain(const struct tailor_plan *plan, struct perf_sample_data *data,
+			    struct pt_regs *regs, u64 *rec)
+{
+	struct chain_out c = { .entry = rec + 1, .max = plan->callchain_max };
+	u32 slots = plan->callchain_max + 2;
+
+	if (data->sample_flags & PERF_SAMPLE_CALLCHAIN) {
+		c.nr = min_t(u64, data->callchain->nr, slots);
+		memcpy(c.entry, data->callchain->ip, c.nr * sizeof(u64));
+	} else if (plan->source != TAILOR_SOURCE_PEBS) {
+		/* Never from PEBS registers: a record's SP and BP may be stale. */
+		if (!user_mode(regs) && !(plan->flags & TAILOR_CFG_EXCLUDE_KERNEL))
+			kernel_frames(&c, regs);
+		if (!(plan->flags & TAILOR_CFG_EXCLUDE_USER) && current->mm &&
+		    !(current->flags & PF_KTHREAD))
+			user_frames(&c, user_mode(regs) ? regs : task_pt_regs(current));
+	}
+	/* The ring's slots are reused: nothing of an older record may show. */
+	memset(c.entry + c.nr, 0, (slots - c.nr) * sizeof(u64));
+	rec[0] = c.nr | (u64)min(c.lost, 0xffffU) << 16;
+}
+
 static void tailor_overflow(struct perf_event *event,
 			    struct perf_sample_data *data,
 			    struct pt_regs *regs)
@@ -233,9 +334,13 @@ static void tailor_overflow(struct perf_event *event,
 		}
 		i++;
 	}
-	if ((plan->flags & TAILOR_CFG_TAG_WORD) &&
-	    !read_tag_word(plan, &rec[3 + i]))
-		flags |= TAILOR_SF_TAG_WORD_BAD;
+	if (plan->flags & TAILOR_CFG_TAG_WORD) {
+		if (!read_tag_word(plan, &rec[3 + i]))
+			flags |= TAILOR_SF_TAG_WORD_BAD;
+		i++;
+	}
+	if (plan->flags & TAILOR_CFG_CALLCHAIN)
+		store_callchain(plan, data, regs, &rec[3 + i]);
 	tailor_task_ids(plan, current, &tid, &pid);
 	rec[2] = tailor_who_pack(tid, pid, smp_processor_id(), flags);
 out:

@@ -30,10 +30,12 @@
  * processes (TAILOR_CFG_CHILDREN); 4 rings read in place through mmap()
  * (struct tailor_ring_control, tailor_config.ring_mmap_bytes); 5 context
  * switches and wakeups as event records in the rings (TAILOR_CFG_SWITCHES,
- * TAILOR_CFG_WAKEUPS).  The module still takes configurations of every
- * earlier version, which cannot ask for what came later.
+ * TAILOR_CFG_WAKEUPS); 6 call stacks (TAILOR_CFG_CALLCHAIN,
+ * tailor_config.callchain_max, was reserved32).  The module still takes
+ * configurations of every earlier version, which cannot ask for what came
+ * later.
  */
-#define TAILOR_ABI_VERSION	5
+#define TAILOR_ABI_VERSION	6
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -85,7 +87,20 @@ enum tailor_tsc_source {
  */
 #define TAILOR_CFG_SWITCHES		_BITUL(7)
 #define TAILOR_CFG_WAKEUPS		_BITUL(8)
-#define TAILOR_CFG_FLAGS_ALL		(_BITUL(9) - 1)
+#define TAILOR_CFG_FLAGS_V5		(_BITUL(9) - 1)
+/*
+ * ABI 6: each sample's call stack, as perf record -g takes it: the
+ * kernel's own unwinder for kernel code, the user stack's frame pointers
+ * for user code (a program built without them yields its leaf and what
+ * its frame pointer register happens to hold).  Up to callchain_max
+ * frames (0: TAILOR_DEFAULT_CALLCHAIN; at most perf's
+ * kernel.perf_event_max_stack, which refuses more with -EOVERFLOW); the
+ * layout is under struct tailor_sample.
+ */
+#define TAILOR_CFG_CALLCHAIN		_BITUL(9)
+#define TAILOR_CFG_FLAGS_ALL		(_BITUL(10) - 1)
+#define TAILOR_DEFAULT_CALLCHAIN	32
+#define TAILOR_MAX_CALLCHAIN		127	/* PERF_MAX_STACK_DEPTH */
 
 /*
  * Register numbers are those of perf on x86-64 (<asm/perf_regs.h>), so
@@ -161,7 +176,11 @@ struct tailor_config {
 	 */
 	__u64 ring_mmap_bytes;
 	__u32 ring_capacity;	/* records, a power of two */
-	__u32 reserved32;	/* must be zero */
+	/*
+	 * ABI 6, with TAILOR_CFG_CALLCHAIN (reserved, zero, before): frames
+	 * per stack, in; the bound in force, out.
+	 */
+	__u32 callchain_max;
 	__u64 reserved;		/* must be zero */
 };
 
@@ -175,6 +194,18 @@ struct tailor_config {
  *   __u64 regs[nr_regs];   captured registers, ascending register number
  *   __u64 data_addr;       only with TAILOR_CFG_DATA_ADDR in flags_used
  *   __u64 tag_word;        only with TAILOR_CFG_TAG_WORD in flags_used
+ *   __u64 callchain_nr;    only with TAILOR_CFG_CALLCHAIN: the entries
+ *                          below that hold the stack (bits 0-15), the
+ *                          frames past callchain_max left out (bits
+ *                          16-31; the software clock counts them up to
+ *                          TAILOR_MAX_CALLCHAIN in all, PEBS, whose stack
+ *                          perf takes, cannot: 0)
+ *   __u64 callchain[callchain_max + 2]
+ *                          as perf's PERF_SAMPLE_CALLCHAIN: leaf first,
+ *                          PERF_CONTEXT_KERNEL and the kernel's frames
+ *                          (the sampled IP first), then PERF_CONTEXT_USER
+ *                          and the user's (the IP at kernel entry, or the
+ *                          sampled one, first); unused entries are zero
  *
  * IP + TSC + r15 take 32 bytes.  who packs, from bit 0: tid (22 bits),
  * pid (22 bits; both in the reader's pid namespace, PID_MAX_LIMIT is
@@ -188,6 +219,9 @@ struct tailor_sample {
 };
 
 #define TAILOR_SAMPLE_BASE_SIZE	24
+
+#define TAILOR_CALLCHAIN_NR(word)	((__u32)(word) & 0xffff)
+#define TAILOR_CALLCHAIN_LOST(word)	((__u32)((word) >> 16) & 0xffff)
 
 #define TAILOR_WHO_TID_SHIFT	0
 #define TAILOR_WHO_PID_SHIFT	22

@@ -38,7 +38,7 @@ done
 # shellcheck source=tests/box/host-lib.sh
 . "$top/tests/box/host-lib.sh"
 
-tests=${TAILOR_BOX_TESTS:-"tailor_session_test tailor_mmap_test tailor_sched_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_report_test tailor_tag_word_test tailor_stress_test tailor_fuzz_test tailor_module_test"}
+tests=${TAILOR_BOX_TESTS:-"tailor_session_test tailor_mmap_test tailor_sched_test tailor_sampling_test tailor_pebs_test tailor_perf_clock_test tailor_record_test tailor_report_test tailor_callchain_test tailor_tag_word_test tailor_stress_test tailor_fuzz_test tailor_module_test"}
 append=""
 # The debug kernel's suite: 90 s of tests, then the fuzzer's 100k calls
 # (4-6 minutes), with room for a slower host.

@@ -797,7 +797,7 @@ fi
 # as it is (read_zero, as perf does, not the padding before it).  perf
 # script reads the same file where perf is here.
 if /usr/bin/python3 "$top/tests/golden/kernel_chains.py" "$work/kchains.data" \
-	"$work/kchains.kallsyms" >"$work/kchains.want" 2>"$work/err"; then
+	"$work/kchains.kallsyms" "$work/kchains.rec" >"$work/kchains.want" 2>"$work/err"; then
 	run "$tailor" report -i "$work/kchains.data" --kallsyms "$work/kchains.kallsyms" \
 		-f folded --stack function
 	sed 's/ [0-9]*$//' "$work/out" | sort >"$work/kchains.got"
@@ -808,6 +808,23 @@ if /usr/bin/python3 "$top/tests/golden/kernel_chains.py" "$work/kchains.data" \
 		cat "$work/err" >>"$work/diff"
 		not_ok "kernel call stacks: return addresses named by their call, interrupted IPs as they are (rc=$rc)" \
 			"$work/diff"
+	fi
+	# The same stacks in a recording (tailor record --call-graph fp):
+	# stored once each, named by id from the samples; an id out of turn
+	# is refused, naming the record.
+	run "$tailor" report -i "$work/kchains.rec" -f folded --stack function
+	sed 's/ [0-9]*$//' "$work/out" | sort >"$work/kchains.rec-got"
+	cp "$work/kchains.rec" "$work/kchains-gap.rec"
+	printf '\003' | dd of="$work/kchains-gap.rec" bs=1 seek=$((32 + $(od -An -tu4 -j36 -N4 \
+		"$work/kchains.rec") + 8)) conv=notrunc 2>/dev/null
+	if [ $rc = 0 ] && diff "$work/kchains.want" "$work/kchains.rec-got" >"$work/diff" &&
+		"$tailor" dump "$work/kchains.rec" | grep -qx 'stacks: 2 (13 entries)' &&
+		! "$tailor" report -i "$work/kchains-gap.rec" -f folded >/dev/null 2>"$work/err" &&
+		grep -q "STACK stack id 3, where the next is 1" "$work/err"; then
+		ok "a recording's call stacks: STACK records named by the samples' ids, as the perf.data's; an id out of turn refused"
+	else
+		cat "$work/err" >>"$work/diff"
+		not_ok "a recording's call stacks (rc=$rc)" "$work/diff"
 	fi
 	if command -v perf >/dev/null; then
 		perf script -i "$work/kchains.data" --kallsyms "$work/kchains.kallsyms" -F ip,sym \

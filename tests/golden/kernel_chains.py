@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""kernel_chains.py OUT.data OUT.kallsyms: a perf.data of kernel call
-stacks whose every frame is chosen, and the kallsyms file that names
-them, for golden_test.sh.
+"""kernel_chains.py OUT.data OUT.kallsyms [OUT.rec]: a perf.data of kernel
+call stacks whose every frame is chosen, and the kallsyms file that names
+them, for golden_test.sh; with OUT.rec, the same samples as tailor record
+--call-graph fp writes them: each stack once in a STACK record, the
+samples naming theirs by id, the kernel's symbols in a KALLSYMS record.
 
 A callchain (perf record -g) gives the sample's IP and, after it, return
 addresses -- except where the kernel's unwinder crossed an interrupt or
@@ -78,8 +80,39 @@ def record(kind, misc, body):
     return struct.pack("<IHH", kind, misc, 8 + len(body)) + body
 
 
+def tlr_record(kind, payload):
+    payload += b"\0" * (-len(payload) % 8)
+    return struct.pack("<II", kind, 8 + len(payload)) + payload
+
+
+def write_recording(path):
+    """Format 3: META, one STACK a chain, the samples (unpacked), KALLSYMS, END."""
+    TLR_META, TLR_SAMPLES, TLR_END, TLR_KALLSYMS, TLR_STACK = 1, 2, 6, 12, 13
+    TAILOR_CFG_CALLCHAIN, TAILOR_SF_KERNEL = 0x200, 1
+    meta = ("format=tailor-recording 3\ntool=kernel_chains.py\nevent=cpu-clock\n"
+            "source_used=timer\ntimer_period_ns=1000000\nregs_mask=0x0\nnr_regs=0\n"
+            "record_size=32\nflags_used=0x%x\ntarget=command\npid=%d\n"
+            "tsc_mult=1\ntsc_shift=0\ncallchain_max=32\n" % (TAILOR_CFG_CALLCHAIN, PID))
+    out = b"TAILORRC" + struct.pack("<IIQQ", 3, 32, 0, 0)
+    out += tlr_record(TLR_META, meta.encode())
+    samples = b""
+    for i, (chain, _) in enumerate(CHAINS):
+        entries = [CONTEXT_KERNEL] + chain
+        out += tlr_record(TLR_STACK, struct.pack("<II", i + 1, len(entries)) +
+                          struct.pack("<%dQ" % len(entries), *entries))
+        who = PID | PID << 22 | TAILOR_SF_KERNEL << 57
+        samples += struct.pack("<QQQQ", 2000 + 1000 * i, chain[0], who, i + 1)
+    out += tlr_record(TLR_SAMPLES, struct.pack("<II", 32, len(CHAINS)) + samples)
+    out += tlr_record(TLR_KALLSYMS, "".join("%016x %s %s\n" % k for k in KALLSYMS).encode())
+    out += tlr_record(TLR_END, b"stop_tsc=10000\nreason=target-exited\nsamples=2\n")
+    with open(path, "wb") as f:
+        f.write(out)
+
+
 def main():
     out, kallsyms = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3:
+        write_recording(sys.argv[3])
     with open(kallsyms, "w") as f:
         for addr, t, name in KALLSYMS:
             f.write("%016x %s %s\n" % (addr, t, name))

@@ -44,6 +44,7 @@
  * sessions configured and started, records read, module unloads and
  * loads, and errors by errno.
  */
+#include <linux/perf_event.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -276,11 +277,14 @@ static void make_config(struct rng *r, struct tailor_config *c, bool *reserved)
 			 c->tag_word_offset = one_in(r, 2) ? -8 * (int64_t)below(r, 8) :
 						 (int64_t)boundary_u64(r);
 			 break;
-		case 12: if (one_in(r, 2))
+		case 12: if (one_in(r, 2)) {
 				 c->reserved = next(r) | 1;
-			 else
-				 c->reserved32 = (uint32_t)next(r) | 1;
-			 *reserved = true;
+				 *reserved = true;
+			 } else {
+				 /* Judged at the end, with the flags. */
+				 c->callchain_max = one_in(r, 2) ? (uint32_t)below(r, 130) :
+						    (uint32_t)next(r) | 1;
+			 }
 			 break;
 		case 13: c->event_type = (uint32_t)below(r, 6); c->precise = (uint32_t)below(r, 5);
 			 c->event_config = boundary_u64(r);
@@ -293,10 +297,21 @@ static void make_config(struct rng *r, struct tailor_config *c, bool *reserved)
 			 c->ring_mmap_bytes = one_in(r, 2) ? boundary_u64(r) : 0;
 			 c->ring_capacity = (uint32_t)boundary_u64(r);
 			 break;
+		case 15: if (one_in(r, 2)) {
+				 /* Call stacks (ABI 6): walked in the handler, every frame. */
+				 c->flags |= TAILOR_CFG_CALLCHAIN;
+				 break;
+			 }
+			 c->target_pid = pick_target(r);
+			 break;
 		default: c->target_pid = pick_target(r); break;
 		}
 	}
 	if (c->abi_version >= 1 && c->abi_version < 4 && (c->ring_mmap_bytes || c->ring_capacity))
+		*reserved = true;
+	/* callchain_max was reserved32: it must be 0 without a stack, and at most 127. */
+	if (c->callchain_max && (!(c->flags & TAILOR_CFG_CALLCHAIN) ||
+				 c->callchain_max > TAILOR_MAX_CALLCHAIN))
 		*reserved = true;
 }
 
@@ -387,9 +402,37 @@ static void check_event(const uint8_t *rec, uint32_t record_size, bool events_as
 	__atomic_fetch_add(&sh->events, 1, __ATOMIC_RELAXED);
 }
 
-static void check_records(const uint8_t *buf, long got, uint32_t record_size, bool no_kernel,
-			  bool events_asked, const char *what)
+/*
+ * A sample's call stack (ABI 6), at the end of its record: no more entries
+ * than the slots, zeros after them, and in a session without kernel
+ * samples no kernel frame and no kernel context.
+ */
+static void check_callchain(const uint8_t *rec, const struct tailor_config *cfg, bool no_kernel,
+			    const char *what)
 {
+	uint32_t slots = cfg->callchain_max + 2, at = cfg->record_size - 8 * (slots + 1), nr, i;
+	uint64_t word, e;
+
+	memcpy(&word, rec + at, 8);
+	nr = TAILOR_CALLCHAIN_NR(word);
+	if (nr > slots)
+		violation("%s: a stack of %u entries in %u slots", what, nr, slots);
+	for (i = 0; i < slots; i++) {
+		memcpy(&e, rec + at + 8 + 8ull * i, 8);
+		if (i >= nr && e)
+			violation("%s: stack slot %u past its %u entries holds %#llx", what, i, nr,
+				  (unsigned long long)e);
+		if (i < nr && no_kernel && e >= KERNEL_START && e != (uint64_t)PERF_CONTEXT_USER)
+			violation("%s: a kernel frame %#llx in a session without kernel samples",
+				  what, (unsigned long long)e);
+	}
+}
+
+static void check_records(const uint8_t *buf, long got, const struct tailor_config *cfg,
+			  bool no_kernel, bool events_asked, const char *what)
+{
+	uint32_t record_size = cfg->record_size;
+
 	if (got <= 0)
 		return;
 	if (record_size && got % record_size)
@@ -407,6 +450,8 @@ static void check_records(const uint8_t *buf, long got, uint32_t record_size, bo
 		if (no_kernel && ((tailor_who_flags(s->who) & TAILOR_SF_KERNEL) || s->ip >= KERNEL_START))
 			violation("%s: a kernel IP %#llx in a session without kernel samples",
 				  what, (unsigned long long)s->ip);
+		if (cfg->flags_used & TAILOR_CFG_CALLCHAIN)
+			check_callchain(buf + off, cfg, no_kernel, what);
 	}
 	__atomic_fetch_add(&sh->samples, (uint64_t)got / record_size, __ATOMIC_RELAXED);
 }
@@ -700,8 +745,8 @@ static void do_fork(struct rng *r)
  * Take what each mapped ring holds, by the uapi header's protocol,
  * checking every record; 0, or -1 if a ring looked broken.
  */
-static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kernel,
-			  bool events_asked, const char *what)
+static int drain_in_place(struct tailor_ring_control **ctl, int nr, const struct tailor_config *cfg,
+			  bool no_kernel, bool events_asked, const char *what)
 {
 	int broken = 0;
 
@@ -721,7 +766,7 @@ static int drain_in_place(struct tailor_ring_control **ctl, int nr, bool no_kern
 			continue;
 		}
 		for (; tail != head; tail++)
-			check_records(tailor_ring_at(c, tail), c->record_size, c->record_size,
+			check_records(tailor_ring_at(c, tail), c->record_size, cfg,
 				      no_kernel, events_asked, what);
 		tailor_ring_release(c, head);
 	}
@@ -754,7 +799,7 @@ static void private_session(struct rng *r, bool privileged)
 	make_config(r, &cfg, &reserved);
 	if (one_in(r, 2)) {	/* mostly valid here, to get samples */
 		cfg.reserved = 0;
-		cfg.reserved32 = 0;
+		cfg.callchain_max = 0;
 		cfg.ring_mmap_bytes = 0;
 		cfg.ring_capacity = 0;
 		cfg.size = sizeof(cfg);
@@ -800,7 +845,7 @@ static void private_session(struct rng *r, bool privileged)
 	for (int i = 0; i < 4; i++) {
 		usleep(500 * (useconds_t)below(r, 4));
 		if (mapped) {
-			drain_in_place(ctl, nr_cpus, no_kernel, events_asked,
+			drain_in_place(ctl, nr_cpus, &cfg, no_kernel, events_asked,
 				       "session read in place");
 			/* One consumer: read() refused while mapped. */
 			ret = sys_ret(read(fd, buf, 65536));
@@ -811,16 +856,16 @@ static void private_session(struct rng *r, bool privileged)
 		}
 		ret = sys_ret(read(fd, buf, 65536));
 		count_call(OP_READ, ret);
-		check_records(buf, ret, cfg.record_size, no_kernel, events_asked,
+		check_records(buf, ret, &cfg, no_kernel, events_asked,
 			      privileged ? "private session" : "unprivileged session");
 	}
 	count_call(OP_STOP, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
 	if (mapped)
-		drain_in_place(ctl, nr_cpus, no_kernel, events_asked,
+		drain_in_place(ctl, nr_cpus, &cfg, no_kernel, events_asked,
 			       "draining a stopped session in place");
 	else
 		while ((ret = sys_ret(read(fd, buf, 65536))) > 0)
-			check_records(buf, ret, cfg.record_size, no_kernel, events_asked,
+			check_records(buf, ret, &cfg, no_kernel, events_asked,
 				      "draining a stopped session");
 	ret = sys_ret(ioctl(fd, TAILOR_IOC_STATS, &st));
 	count_call(OP_STATS, ret);

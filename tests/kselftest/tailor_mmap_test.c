@@ -315,9 +315,9 @@ TEST_F(ring_map, earlier_abi_sees_no_change)
 	cfg.ring_capacity = 3;
 	ASSERT_EQ(0, tailor_configure(self->fd, &cfg));
 	EXPECT_EQ(32768, cfg.ring_capacity);
-	cfg.reserved32 = 1;
+	cfg.callchain_max = 1;
 	EXPECT_EQ(-EINVAL, tailor_configure(self->fd, &cfg));
-	cfg.reserved32 = 0;
+	cfg.callchain_max = 0;
 	cfg.reserved = 1;
 	EXPECT_EQ(-EINVAL, tailor_configure(self->fd, &cfg));
 	/* An old client's session can still be mapped, if it knew how. */

@@ -322,7 +322,7 @@ TEST(every_reserved_word_refused)
 		cfg.reserved = 1ull << i;
 		EXPECT_EQ(-EINVAL, tailor_configure(fd, &cfg));
 		tailor_config_init(&cfg, getpid());
-		cfg.reserved32 = 1u << (i % 32);
+		cfg.callchain_max = 1u << (i % 32);
 		EXPECT_EQ(-EINVAL, tailor_configure(fd, &cfg));
 		/* ABI 4's out fields were reserved words before it. */
 		tailor_config_init(&cfg, getpid());

@@ -93,6 +93,7 @@ struct dump_state {
 	bool have_meta, have_end;
 	uint64_t unknown_shown;
 	uint64_t kernel_symbols;	/* lines of the KALLSYMS record, _text's too */
+	uint64_t stacks, stack_entries;	/* STACK records, and their entries */
 	bool have_kallsyms;
 };
 
@@ -102,6 +103,7 @@ static const char *const kind_names[] = {
 	[TLR_COMM] = "COMM", [TLR_TASK] = "TASK", [TLR_END] = "END", [TLR_ROUND] = "ROUND",
 	[TLR_SWITCH] = "SWITCH", [TLR_WAKEUP] = "WAKEUP", [TLR_FILE] = "FILE",
 	[TLR_SAMPLES_PACKED] = "SAMPLES_PACKED", [TLR_KALLSYMS] = "KALLSYMS",
+	[TLR_STACK] = "STACK",
 };
 
 static const char *kind_name(uint32_t type)
@@ -304,6 +306,13 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 			d->kernel_symbols += p[i] == '\n';
 		break;
 	}
+	case TLR_STACK: {
+		const struct tlr_stack *st = rec->payload;
+
+		d->stacks++;
+		d->stack_entries += st->nr;
+		break;
+	}
 	default:
 		/* A later writer's kind: skipped, and named by its number. */
 		if (!d->print_records && d->unknown_shown++ < 16)
@@ -392,6 +401,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		       d.kernel_symbols ? d.kernel_symbols - 1 : 0);
 	if (d.flags_used & TAILOR_CFG_TAG_WORD)
 		printf("tag_word_unreadable: %" PRIu64 "\n", d.tag_word_bad);
+	if (d.flags_used & TAILOR_CFG_CALLCHAIN)
+		printf("stacks: %" PRIu64 " (%" PRIu64 " entries)\n", d.stacks, d.stack_entries);
 	if (d.nr_threads)
 		qsort(d.threads, d.nr_threads, sizeof(*d.threads), cmp_threads);
 	printf("threads: %zu\n", d.nr_threads);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -45,7 +46,11 @@
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
 	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN, OPT_NO_SWITCHES, OPT_NO_WAKEUPS,
+	OPT_CALL_GRAPH,
 };
+
+/* Call stacks' rings: at most this many bytes a CPU, unless --ring-records says. */
+#define STACK_RING_BYTES	(2u << 20)
 
 static const struct cli_option record_options[] = {
 	{ .id = 'e', .name = "event", .arg = "EVENT",
@@ -77,6 +82,18 @@ static const struct cli_option record_options[] = {
 		  "kernel samples, rip too, which lets report charge\n"
 		  "kernel work to the code that entered the kernel.",
 	  .complete = "r15 r15,rip none rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 rip" },
+	{ .id = OPT_CALL_GRAPH, .name = "call-graph", .arg = "fp[,N]",
+	  .help = "record each sample's call stack, as perf record\n"
+		  "--call-graph fp takes it: the kernel's frames by its\n"
+		  "own unwinder, the user's by their frame pointers\n"
+		  "(build with -fno-omit-frame-pointer), up to N frames\n"
+		  "(default 32, at most 127 and perf's\n"
+		  "kernel.perf_event_max_stack); frames past N are\n"
+		  "counted (END: stack_frames_lost).  Each distinct\n"
+		  "stack is stored once.  Samples grow by 8(N+3) bytes\n"
+		  "in the ring, whose default is then 2 MiB a CPU.\n"
+		  "Needs tailor.ko's ABI 6.",
+	  .complete = "fp fp,16 fp,64 fp,127" },
 	{ .id = OPT_DATA_ADDR, .name = "data-addr",
 	  .help = "capture the data address (PEBS memory events)" },
 	{ .id = OPT_TAG_WORD, .name = "tag-word", .arg = "WHERE",
@@ -183,6 +200,8 @@ struct record_opts {
 	const char *output;
 	double duration;
 	uint32_t ring_records;
+	uint32_t callchain_max;	/* with call_graph; 0: the module's default */
+	bool call_graph;
 	bool quiet;
 	char **command;
 };
@@ -343,6 +362,17 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			if (parse_u64("--ring-records", val, 2, 1u << 22, &v))
 				return -1;
 			o->ring_records = v;
+			break;
+		case OPT_CALL_GRAPH:
+			if (strncmp(val, "fp", 2) || (val[2] && val[2] != ',')) {
+				return bad_value("--call-graph", val,
+						 "fp or fp,N (dwarf and lbr are perf record's)");
+			}
+			if (val[2] && parse_u64("--call-graph fp,N", val + 3, 1,
+						TAILOR_MAX_CALLCHAIN, &v))
+				return -1;
+			o->callchain_max = val[2] ? v : 0;
+			o->call_graph = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -515,6 +545,22 @@ struct recorder {
 	uint64_t *kernel_ips;
 	size_t nr_kernel_ips, cap_kernel_ips;
 	bool kernel_ips_dropped;	/* out of memory: some left out */
+	/*
+	 * Call stacks: the ring's sample ends in callchain_nr and its entries
+	 * (chain_at bytes in); the recording's, in the id of its stack, each
+	 * distinct stack a STACK record (rec_size bytes a sample).
+	 */
+	uint32_t chain_at, rec_size;
+	uint8_t *scratch;		/* one recording sample */
+	struct pair_map stack_ids;	/* (hash, salt) -> id */
+	uint64_t *stack_entries;	/* every stack's, one after another */
+	size_t nr_stack_entries, cap_stack_entries;
+	struct stack_ref {
+		uint64_t first;
+		uint32_t nr;
+	} *stacks;			/* by id - 1 */
+	size_t nr_stacks, cap_stacks;
+	uint64_t stack_frames_lost, stacks_cut;
 };
 
 static int write_text_len(struct tlr_writer *w, uint32_t type, const char *text, size_t len)
@@ -735,6 +781,24 @@ static int build_config(struct recorder *r, pid_t target)
 		cfg->flags |= TAILOR_CFG_NO_REGS;
 	cfg->regs_mask = o->regs_mask;
 	cfg->ring_records = o->ring_records;
+	if (o->call_graph) {
+		uint32_t frames = o->callchain_max ? o->callchain_max : TAILOR_DEFAULT_CALLCHAIN;
+		/* The base, 4 registers and 2 words at most, then the stack's words. */
+		uint32_t bytes = TAILOR_SAMPLE_BASE_SIZE + 6 * 8 + 8 * (frames + 3);
+
+		if (cfg->abi_version < 6) {
+			err_msg("record: the loaded tailor.ko speaks ABI %u; call stacks need ABI 6 (load the module built with this tailor)",
+				cfg->abi_version);
+			return -1;
+		}
+		cfg->flags |= TAILOR_CFG_CALLCHAIN;
+		cfg->callchain_max = o->callchain_max;
+		if (!cfg->ring_records) {
+			cfg->ring_records = 2;
+			while (cfg->ring_records * 2 * bytes <= STACK_RING_BYTES)
+				cfg->ring_records *= 2;
+		}
+	}
 	if (o->freq)
 		cfg->sample_freq = o->freq;
 	if (pebs) {
@@ -800,7 +864,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nstart_mono_ns=%" PRIu64 "\n"
 		"sideband_clock=%s\n"
 		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n"
-		"wakeups=%s\nsched_events_from=%s\n",
+		"wakeups=%s\nsched_events_from=%s\ncallchain_max=%u\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -809,7 +873,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		r->info.tsc_khz, r->info.tsc_khz_measured, r->info.tsc_mult,
 		r->info.tsc_shift, (uint64_t)c->sample_period,
 		(uint64_t)c->timer_period_ns, (uint64_t)c->sample_freq,
-		(uint64_t)c->regs_used, c->nr_regs, c->record_size,
+		(uint64_t)c->regs_used, c->nr_regs, r->rec_size,
 		c->flags_used,
 		o->all_cpus ? "all-cpus" : o->pid ? "pid" : "command",
 		o->all_cpus ? 0 : target, cmd, r->start_wall_ns, tsc, mono,
@@ -822,7 +886,8 @@ static int write_meta(struct recorder *r, pid_t target)
 				    "not recorded (--no-wakeups)") :
 		r->sb ? sideband_wakeups(r->sb) : "not recorded (no side-band)",
 		r->module_events ? "tailor.ko" :
-		r->sb && sideband_switches(r->sb) ? "perf side-band" : "none");
+		r->sb && sideband_switches(r->sb) ? "perf side-band" : "none",
+		c->callchain_max);
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);
@@ -896,6 +961,76 @@ static int write_event(struct recorder *r, const uint8_t *slot)
  * samples become records of their own, written before the batch they
  * were read with; readers order by time.
  */
+static uint64_t stack_hash(const uint64_t *e, uint32_t nr)
+{
+	uint64_t h = nr;
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		h ^= e[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+		h *= 0xff51afd7ed558ccdull;
+	}
+	return h;
+}
+
+/*
+ * The id of the stack in ring sample @rec (0: it has none), a STACK
+ * record written the first time the stack is seen -- before the batch
+ * that holds the sample, as readers need.  A hot loop's samples share a
+ * few stacks, so each is stored once; its kernel addresses join the
+ * kernel symbols stored at the end.
+ */
+static int stack_id(struct recorder *r, const uint8_t *rec, uint64_t *id)
+{
+	uint64_t word, h, salt, entries[TAILOR_MAX_CALLCHAIN + 2];
+	uint32_t nr, i, found;
+	struct tlr_stack st;
+	const void *parts[2];
+	size_t lens[2];
+
+	memcpy(&word, rec + r->chain_at, 8);
+	nr = TAILOR_CALLCHAIN_NR(word);
+	if (nr > r->cfg.callchain_max + 2)
+		nr = r->cfg.callchain_max + 2;
+	r->stack_frames_lost += TAILOR_CALLCHAIN_LOST(word);
+	r->stacks_cut += TAILOR_CALLCHAIN_LOST(word) != 0;
+	*id = 0;
+	if (!nr)
+		return 0;
+	memcpy(entries, rec + r->chain_at + 8, 8ull * nr);
+	h = stack_hash(entries, nr);
+	/* A hash met by another stack: the next salt, until one is free or ours. */
+	for (salt = 0; pair_map_get(&r->stack_ids, h, salt, &found); salt++) {
+		const struct stack_ref *s = &r->stacks[found - 1];
+
+		if (s->nr == nr && !memcmp(r->stack_entries + s->first, entries, 8ull * nr)) {
+			*id = found;
+			return 0;
+		}
+	}
+	if (array_grow((void **)&r->stacks, &r->cap_stacks, r->nr_stacks + 1, sizeof(*r->stacks)) ||
+	    array_grow((void **)&r->stack_entries, &r->cap_stack_entries,
+		       r->nr_stack_entries + nr, sizeof(*r->stack_entries)) ||
+	    pair_map_put(&r->stack_ids, h, salt, (uint32_t)r->nr_stacks + 1))
+		return -ENOMEM;
+	memcpy(r->stack_entries + r->nr_stack_entries, entries, 8ull * nr);
+	r->stacks[r->nr_stacks++] = (struct stack_ref){ r->nr_stack_entries, nr };
+	r->nr_stack_entries += nr;
+	*id = r->nr_stacks;
+	for (i = 0; i < nr; i++)
+		if (x86_kernel_address(entries[i]) && entries[i] < PERF_CONTEXT_MAX) {
+			/* A return address's call may end the function before it. */
+			note_kernel_ip(r, entries[i]);
+			note_kernel_ip(r, entries[i] - 1);
+		}
+	st = (struct tlr_stack){ .id = (uint32_t)*id, .nr = nr };
+	parts[0] = &st;
+	lens[0] = sizeof(st);
+	parts[1] = entries;
+	lens[1] = 8ull * nr;
+	return tlr_write(r->w, TLR_STACK, parts, lens, 2);
+}
+
 static int pull_samples(struct recorder *r, bool *drained)
 {
 	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
@@ -915,7 +1050,7 @@ static int pull_samples(struct recorder *r, bool *drained)
 
 		/* In batches no larger than the pack buffer's worst case. */
 		while (i < n) {
-			struct tlr_samples_packed hdr = { .record_size = rs };
+			struct tlr_samples_packed hdr = { .record_size = r->rec_size };
 			uint64_t end = n - i < r->pack_batch ? n : i + r->pack_batch, batch = end - i;
 			struct tlr_pack_state st;
 			const void *parts[3];
@@ -923,7 +1058,7 @@ static int pull_samples(struct recorder *r, bool *drained)
 			uint32_t count = 0;
 			int err;
 
-			tlr_pack_begin(&st, rs);
+			tlr_pack_begin(&st, r->rec_size);
 			for (; i < end; i++) {
 				const uint8_t *rec = i < first ?
 					(const uint8_t *)span[0].data + i * rs :
@@ -942,6 +1077,16 @@ static int pull_samples(struct recorder *r, bool *drained)
 
 					memcpy(&ip, rec + 8, sizeof(ip));
 					note_kernel_ip(r, ip);
+				}
+				if (r->chain_at) {
+					uint64_t id;
+
+					err = stack_id(r, rec, &id);
+					if (err)
+						return err;
+					memcpy(r->scratch, rec, r->chain_at);
+					memcpy(r->scratch + r->chain_at, &id, sizeof(id));
+					rec = r->scratch;
 				}
 				packed += tlr_pack_one(&st, rec, r->pack + packed);
 				count++;
@@ -1133,13 +1278,15 @@ static int finish(struct recorder *r, int exit_code)
 		 "stop_wall_ns=%" PRIu64 "\nstop_tsc=%" PRIu64 "\nreason=%s\n"
 		 "samples=%" PRIu64 "\nevents=%" PRIu64 "\nunknown_events=%" PRIu64 "\n"
 		 "produced=%llu\ndelivered=%llu\nlost=%llu\n"
-		 "throttled=%llu\nsideband_lost=%" PRIu64 "\n",
+		 "throttled=%llu\nsideband_lost=%" PRIu64 "\n"
+		 "stacks=%zu\nstacks_cut=%" PRIu64 "\nstack_frames_lost=%" PRIu64 "\n",
 		 wall_ns(), rdtsc(), r->reason, r->samples, r->events, r->unknown_events,
 		 (unsigned long long)st.total.produced,
 		 (unsigned long long)st.total.delivered,
 		 (unsigned long long)st.total.lost,
 		 (unsigned long long)st.total.throttled,
-		 r->sb ? sideband_lost(r->sb) : 0);
+		 r->sb ? sideband_lost(r->sb) : 0, r->nr_stacks, r->stacks_cut,
+		 r->stack_frames_lost);
 	if (exit_code >= 0) {
 		size_t n = strlen(end);
 
@@ -1171,6 +1318,10 @@ static int finish(struct recorder *r, int exit_code)
 			(unsigned long long)st.total.throttled, r->reason,
 			r->o->output, size / 1024.0,
 			r->samples ? (double)size / r->samples : 0.0);
+		if (r->chain_at)
+			fprintf(stderr, "tailor: %zu distinct call stacks; %" PRIu64 " cut at %u frames (%" PRIu64 " frames past it)\n",
+				r->nr_stacks, r->stacks_cut, r->cfg.callchain_max,
+				r->stack_frames_lost);
 	}
 	if (st.total.lost)
 		fprintf(stderr, "tailor: %llu records were lost (the reader fell behind): try a lower -F or a larger --ring-records\n",
@@ -1235,16 +1386,27 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 	if (build_config(&r, target) || device_configure(r.fd, &r.cfg, r.ev.name) ||
 	    device_map_rings(r.fd, &r.cfg, r.info.nr_cpu_ids, &r.maps))
 		goto out_child;
-	if (tlr_pack_begin(&(struct tlr_pack_state){ 0 }, r.cfg.record_size)) {
+	r.rec_size = r.cfg.record_size;
+	if (r.cfg.flags_used & TAILOR_CFG_CALLCHAIN) {
+		/* The stack's words in the ring, one word (its id) in the recording. */
+		r.chain_at = r.cfg.record_size - 8 * (1 + r.cfg.callchain_max + 2);
+		r.rec_size = r.chain_at + 8;
+		r.scratch = malloc(r.rec_size);
+		if (!r.scratch) {
+			err_msg("out of memory");
+			goto out_child;
+		}
+	}
+	if (tlr_pack_begin(&(struct tlr_pack_state){ 0 }, r.rec_size)) {
 		err_msg("%u-byte samples are too large to pack: capture fewer registers",
-			r.cfg.record_size);
+			r.rec_size);
 		goto out_child;
 	}
 	/* A batch in the worst case must fit a record: most are far smaller. */
-	r.pack_batch = (TLR_MAX_RECORD_SIZE / 2) / tlr_pack_bound(1, r.cfg.record_size);
+	r.pack_batch = (TLR_MAX_RECORD_SIZE / 2) / tlr_pack_bound(1, r.rec_size);
 	if (r.pack_batch > r.cfg.ring_capacity)
 		r.pack_batch = r.cfg.ring_capacity;
-	r.pack = malloc(tlr_pack_bound(r.pack_batch, r.cfg.record_size));
+	r.pack = malloc(tlr_pack_bound(r.pack_batch, r.rec_size));
 	if (!r.pack) {
 		err_msg("out of memory");
 		goto out_child;
@@ -1322,6 +1484,10 @@ out:
 	sideband_close(r.sb);
 	device_unmap_rings(&r.maps);
 	free(r.pack);
+	free(r.scratch);
+	free(r.stacks);
+	free(r.stack_entries);
+	pair_map_free(&r.stack_ids);
 	free(r.kernel_ips);
 	pair_map_free(&r.kernel_ip_seen);
 	if (r.command_fd >= 0)

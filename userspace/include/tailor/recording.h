@@ -58,7 +58,15 @@ enum tlr_record_type {
 	 * so that a report names them wherever it runs.  Before END.
 	 */
 	TLR_KALLSYMS	= 12,
-	/* 13..: application markers, labels (later) */
+	/*
+	 * struct tlr_stack + its entries: a call stack (tailor record
+	 * --call-graph fp), written once, before the first batch with a
+	 * sample on it.  Such a recording's samples (TAILOR_CFG_CALLCHAIN in
+	 * META's flags_used) end with one word more, after the tag word:
+	 * their stack's id, 0 for none.
+	 */
+	TLR_STACK	= 13,
+	/* 14..: application markers, labels (later) */
 };
 
 /*
@@ -204,6 +212,17 @@ struct tlr_file {
 	uint32_t path_len;	/* bytes of the path that follows, its NUL included */
 	uint32_t piece_size;	/* bytes of the file after the path */
 	/* the path as the JIT wrote it, then the piece */
+};
+
+/*
+ * A call stack as the kernel gave it (kmod/uapi/tailor.h, perf's
+ * PERF_SAMPLE_CALLCHAIN): leaf first, PERF_CONTEXT_* markers among the
+ * addresses.  Ids count from 1, one more each record.
+ */
+struct tlr_stack {
+	uint32_t id;
+	uint32_t nr;		/* entries that follow */
+	/* nr uint64_t entries */
 };
 
 /* ---- writer (recording_writer.c) ---- */

@@ -41,6 +41,7 @@ struct tlr_reader {
 	enum { UNPACK, SUMMARIZE, LEAVE_PACKED } packed;	/* what a packed batch gets */
 	struct tlr_samples_summary summary;
 	uint32_t sample_size;	/* of the first batch's samples; 0 before it */
+	uint32_t stacks;	/* STACK records read: the last id */
 	char err[512];		/* a summary's mismatch names eight numbers */
 };
 
@@ -58,6 +59,8 @@ static const char *type_name(uint32_t type)
 	case TLR_SWITCH:	return "SWITCH";
 	case TLR_WAKEUP:	return "WAKEUP";
 	case TLR_FILE:		return "FILE";
+	case TLR_KALLSYMS:	return "KALLSYMS";
+	case TLR_STACK:		return "STACK";
 	}
 	return "unknown";
 }
@@ -657,6 +660,27 @@ static int check_file(struct tlr_reader *r, const struct tlr_record *rec)
 	return 0;
 }
 
+/* A call stack: its entries fill the record (but for its padding), its id the next. */
+static int check_stack(struct tlr_reader *r, const struct tlr_record *rec)
+{
+	struct tlr_stack st;
+
+	if (rec->size < sizeof(st))
+		return payload_fail(r, rec, 0,
+				    "payload of %u bytes is shorter than its %zu-byte struct",
+				    rec->size, sizeof(st));
+	memcpy(&st, rec->payload, sizeof(st));
+	if ((uint64_t)st.nr * 8 != rec->size - sizeof(st))
+		return payload_fail(r, rec, offsetof(struct tlr_stack, nr),
+				    "%u entries, but %zu bytes follow", st.nr,
+				    rec->size - sizeof(st));
+	if (st.id != r->stacks + 1)
+		return payload_fail(r, rec, offsetof(struct tlr_stack, id),
+				    "stack id %u, where the next is %u", st.id, r->stacks + 1);
+	r->stacks++;
+	return 0;
+}
+
 /* META and END: text; a NUL may only start the padding at its end. */
 static int check_text(struct tlr_reader *r, const struct tlr_record *rec)
 {
@@ -696,6 +720,8 @@ static int check_payload(struct tlr_reader *r, struct tlr_record *rec)
 		return check_wakeup(r, rec);
 	case TLR_FILE:
 		return check_file(r, rec);
+	case TLR_STACK:
+		return check_stack(r, rec);
 	}
 	return 0;	/* a newer kind of record: the caller skips it */
 }

@@ -15,6 +15,7 @@
 #include "tailor/recording.h"
 #include "tailor/sample_pack.h"
 #include "uapi/tailor.h"
+#include "util/grow.h"
 
 enum { KIND_SAMPLE, KIND_RECORD };
 
@@ -52,6 +53,14 @@ struct tailor_rec {
 	struct carried_file *files;
 	size_t nr_files;
 	char *kallsyms;		/* the KALLSYMS record's text, or NULL */
+	/* STACK records, by id - 1: their entries, one after another. */
+	struct stack_span {
+		uint64_t first;	/* in stack_entries */
+		uint32_t nr;
+	} *stacks;
+	size_t nr_stacks, cap_stacks;
+	uint64_t *stack_entries;
+	size_t nr_entries, cap_entries;
 };
 
 struct unpacked_batch {
@@ -276,12 +285,24 @@ static int deliver_sample(struct tailor_rec *t, const uint8_t *at,
 		}
 		nr_regs++;
 	}
-	if ((t->flags_used & TAILOR_CFG_TAG_WORD) && nr_regs < room) {
-		if (sf & TAILOR_SF_TAG_WORD_BAD) {
+	if (t->flags_used & TAILOR_CFG_TAG_WORD) {
+		if (nr_regs < room && (sf & TAILOR_SF_TAG_WORD_BAD)) {
 			out.flags |= TEV_TAG_WORD_BAD;
-		} else {
+		} else if (nr_regs < room) {
 			out.tag_word = s->regs[nr_regs];
 			out.flags |= TEV_HAS_TAG_WORD;
+		}
+		nr_regs++;
+	}
+	/* Its stack by id; an id no STACK record gave is no stack. */
+	if ((t->flags_used & TAILOR_CFG_CALLCHAIN) && nr_regs < room) {
+		uint64_t id = s->regs[nr_regs];
+
+		if (id && id <= t->nr_stacks) {
+			const struct stack_span *st = &t->stacks[id - 1];
+
+			out.callchain = t->stack_entries + st->first;
+			out.nr_callchain = st->nr;
 		}
 	}
 	return TEV_DISPATCH(d, sample, &out);
@@ -392,6 +413,8 @@ static void tailor_close(struct format_reader *fr)
 	}
 	free(t->files);
 	free(t->kallsyms);
+	free(t->stacks);
+	free(t->stack_entries);
 	for (i = 0; i < t->nr_unpacked; i++)
 		free(t->unpacked[i].data);
 	free(t->unpacked);
@@ -409,6 +432,24 @@ static const struct format_ops tailor_ops = {
 	.file = tailor_file,
 	.close = tailor_close,
 };
+
+/* A STACK record, kept (the reader checked its size and its id). */
+static int take_stack(struct tailor_rec *t, const struct tlr_record *rec)
+{
+	struct tlr_stack h;
+
+	memcpy(&h, rec->payload, sizeof(h));
+	if (array_grow((void **)&t->stacks, &t->cap_stacks, t->nr_stacks + 1,
+		       sizeof(*t->stacks)) ||
+	    array_grow((void **)&t->stack_entries, &t->cap_entries, t->nr_entries + h.nr,
+		       sizeof(*t->stack_entries)))
+		return -ENOMEM;
+	memcpy(t->stack_entries + t->nr_entries, (const uint8_t *)rec->payload + sizeof(h),
+	       8ull * h.nr);
+	t->stacks[t->nr_stacks++] = (struct stack_span){ t->nr_entries, h.nr };
+	t->nr_entries += h.nr;
+	return 0;
+}
 
 static void take_meta(struct tailor_rec *t, const struct tlr_record *rec)
 {
@@ -602,6 +643,13 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 		case TLR_ROUND:
 			info->rounds++;
 			break;
+		case TLR_STACK:
+			if (take_stack(t, &rec)) {
+				snprintf(err, errlen, "out of memory");
+				tlr_reader_close(r);
+				goto fail;
+			}
+			break;
 		case TLR_KALLSYMS:
 			/* One is written; a second (never written) replaces it. */
 			free(t->kallsyms);
@@ -654,6 +702,8 @@ fail:
 	}
 	free(t->files);
 	free(t->kallsyms);
+	free(t->stacks);
+	free(t->stack_entries);
 	free(t->path);
 	free(t);
 	return NULL;
