@@ -59,7 +59,6 @@ done
 kinds="tailor perf perf+r15 floor" empties="tailor perf+r15"
 if [ -n "$stacks" ]; then
 	kinds="tailor tailor+g perf perf+g" empties="tailor tailor+g perf perf+g" threads=1
-	[ "$iterations" = 500000000 ] && iterations=100000000
 fi
 
 # shellcheck source=bench/bench-lib.sh

@@ -82,14 +82,14 @@ static const struct cli_option record_options[] = {
 		  "kernel samples, rip too, which lets report charge\n"
 		  "kernel work to the code that entered the kernel.",
 	  .complete = "r15 r15,rip none rax rbx rcx rdx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 rip" },
-	{ .id = OPT_CALL_GRAPH, .name = "call-graph", .arg = "fp[,N]",
+	{ .id = OPT_CALL_GRAPH, .name = "call-graph", .arg = "MODE",
 	  .help = "record each sample's call stack, as perf record\n"
 		  "--call-graph fp takes it: the kernel's frames by its\n"
 		  "own unwinder, the user's by their frame pointers\n"
-		  "(build with -fno-omit-frame-pointer), up to N frames\n"
-		  "(default 32, at most 127 and perf's\n"
-		  "kernel.perf_event_max_stack); frames past N are\n"
-		  "counted (END: stack_frames_lost).  Each distinct\n"
+		  "(build with -fno-omit-frame-pointer).  MODE: fp,\n"
+		  "or fp,N for up to N frames (default 32, at most\n"
+		  "127 and perf's kernel.perf_event_max_stack); frames\n"
+		  "past N are counted (END: stack_frames_lost).  Each distinct\n"
 		  "stack is stored once.  Samples grow by 8(N+3) bytes\n"
 		  "in the ring, whose default is then 2 MiB a CPU.\n"
 		  "Needs tailor.ko's ABI 6.",
