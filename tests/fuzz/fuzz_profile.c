@@ -7,8 +7,8 @@
  * delivery found a batch bad (format 3 checks a packed batch's stream
  * only then), cut short with a reason -- and in time order but for the
  * events it counts as out of order; a sample's call stack (perf record
- * -g), and its user registers and stack bytes (--call-graph dwarf), lie
- * within the file.  fuzz_export symbolizes, unwinds and interns the stacks.
+ * -g), its user registers and stack bytes (--call-graph dwarf), and its
+ * LBR calls (--call-graph lbr) lie within the file.  fuzz_export symbolizes, unwinds and interns the stacks.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +44,11 @@ static int count_sample(struct tev_consumer *c, const struct tev_sample *s)
 	}
 	for (i = 0; s->user_stack && i < s->user_stack_size; i++)
 		sum += ((const uint8_t *)s->user_stack)[i];
+	/* And the LBR's calls (--call-graph lbr), 24 bytes each. */
+	for (i = 0; i < s->nr_lbr_calls; i++) {
+		memcpy(&e, (const uint8_t *)s->lbr_calls + 24ull * i + 16, 8);
+		sum += e;
+	}
 	if (!s->user_stack != !s->user_stack_size || (s->user_stack && !s->user_regs))
 		abort();	/* a stack comes with its size and the registers that begin it */
 	n->entries_sum += sum;

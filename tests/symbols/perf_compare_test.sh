@@ -14,7 +14,8 @@
 #     sym, demangled as perf does (C++ builds; Rust and D symbols too);
 #   - events: a perf.data of two (cpu-clock, page-faults) gives each its
 #     own profile, perf's for that event, and names the other;
-#   - call stacks (perf record -g), kernel functions, the vDSO, names of
+#   - call stacks (perf record -g, and --call-graph lbr in a perf.data
+#     written here), kernel functions, the vDSO, names of
 #     C++, Rust and D; objects and processes (perf's comm,dso,sym); a
 #     stripped program, and its debug file found by build-id; periods
 #     weighed as perf report's overhead weighs them; node's JIT code;
@@ -307,6 +308,32 @@ EOF
 else
 	cat "$work/calls.rec" >>"$work/calls.cc"
 	not_ok "hot_lines with frame pointers under perf record -g" "$work/calls.cc"
+fi
+
+# LBR call stacks (perf record --call-graph lbr): no machine here has an
+# LBR, so the perf.data is written with every sample chosen
+# (lbr_profile.py): the callchain's user frames are a frame-pointer walk's
+# garbage, the branch stack the calls main -> outer -> middle -> leaf_spin
+# of a program without PIE, the call instructions found by objdump.  perf
+# script takes the LBR for the user's frames; tailor's folded stacks must
+# be its collapsed ones, that chain.
+if gcc -std=gnu11 -O0 -g -no-pie "$top/tests/workloads/tw_stacks.c" -o "$work/lbr" \
+	2>"$work/lbr.cc" &&
+	/usr/bin/python3 "$top/tests/symbols/lbr_profile.py" "$work/lbr" "$work/lbr.data" \
+		main,outer,middle,leaf_spin 7 >"$work/lbr.want" 2>>"$work/lbr.cc"; then
+	perf_collapsed "$work/lbr.data" >"$work/lbr.perf-folded"
+	if "$tailor" report -i "$work/lbr.data" -f folded --stack function 2>"$work/why" |
+		sort >"$work/lbr.folded" &&
+		[ "$(cat "$work/lbr.folded")" = "$(cat "$work/lbr.want") 7" ] &&
+		diff "$work/lbr.perf-folded" "$work/lbr.folded" >>"$work/why"; then
+		ok "perf record --call-graph lbr: the LBR's calls are the user's frames, as perf script takes them ($(cat "$work/lbr.folded"))"
+	else
+		{ echo "want $(cat "$work/lbr.want") 7; perf:"; cat "$work/lbr.perf-folded";
+		  echo "tailor:"; cat "$work/lbr.folded"; } >>"$work/why"
+		not_ok "perf record --call-graph lbr: the LBR's calls are the user's frames" "$work/why"
+	fi
+else
+	not_ok "a program without PIE and its LBR perf.data" "$work/lbr.cc"
 fi
 
 # Kernel functions (perf record without :u, as root): named from

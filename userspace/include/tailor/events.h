@@ -68,12 +68,23 @@ struct tev_sample {
 	uint64_t user_regs_mask;
 	const void *user_stack;
 	uint32_t user_stack_size;
+	/*
+	 * The user's call stack from the LBR (perf record --call-graph lbr,
+	 * PERF_SAMPLE_BRANCH_CALL_STACK): @nr_lbr_calls entries of perf's
+	 * struct perf_branch_entry (from, to, flags: 24 bytes), the latest
+	 * call first, each @from a call instruction.  They stand for the
+	 * callchain's user frames after its first (the interrupted IP).
+	 * NULL: none.  Like callchain: maybe unaligned, valid until the
+	 * session is closed.
+	 */
+	const void *lbr_calls;
+	uint32_t nr_lbr_calls;
 };
 
-/* Whether @s carries callers: a callchain, or a user stack to unwind. */
+/* Whether @s carries callers: a callchain, a user stack to unwind, the LBR's calls. */
 static inline bool tev_sample_has_stack(const struct tev_sample *s)
 {
-	return s->nr_callchain || s->user_stack_size;
+	return s->nr_callchain || s->user_stack_size || s->nr_lbr_calls;
 }
 
 /* An executable mapping, in force from @time on (until replaced). */

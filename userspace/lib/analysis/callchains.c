@@ -60,22 +60,25 @@ static uint64_t mix(uint64_t h, uint64_t v)
  * PERF_CONTEXT_USER says the entry after it is an interrupted IP, not a
  * return address.  Kernel callers only with kernel symbols to name them
  * (ix->kallsyms); a guest's or the hypervisor's are no code of this
- * host's.  Then, where the callchain has no user part and the sample
- * brought its user registers and stack (--call-graph dwarf), the user
- * frames unwound from them, @ix->unwinder made on first need.  The
- * number of entries; @key has room for nr_callchain + 1 +
- * UNWIND_MAX_FRAMES * 2.
+ * host's.  With the LBR's calls (--call-graph lbr), they stand for the
+ * callchain's user frames but its first.  Then, where the callchain has
+ * no user part and the sample brought its user registers and stack
+ * (--call-graph dwarf), the user frames unwound from them, @ix->unwinder
+ * made on first need.  The number of entries; @key has room for
+ * nr_callchain + 1 + UNWIND_MAX_FRAMES * 2 + nr_lbr_calls * 2.
  */
 static uint32_t callers_key(struct chain_index *ix, struct symbolizer *sym,
 			    const struct tev_sample *s, uint64_t *key)
 {
 	struct unwound_frame frames[UNWIND_MAX_FRAMES];
 	uint64_t context = 0;
-	bool leaf_seen = false, user_part = false, kernel_run = false;
+	bool leaf_seen = false, user_part = false, kernel_run = false, user_first = false;
 	uint32_t k, n = 0, nr;
 
 	for (k = 0; k < s->nr_callchain; k++) {
 		uint64_t e = entry_at(s, k);
+		bool user = context == PERF_CONTEXT_USER ||
+			    (!context && !x86_kernel_address(e));
 
 		if (e >= PERF_CONTEXT_MAX) {
 			context = e;
@@ -86,17 +89,35 @@ static uint32_t callers_key(struct chain_index *ix, struct symbolizer *sym,
 		}
 		if (!leaf_seen) {
 			leaf_seen = true;
+			user_first = user;
 			continue;
 		}
-		if (context == PERF_CONTEXT_USER || (!context && !x86_kernel_address(e))) {
+		if (user) {
+			/* The LBR's calls stand for the user's frames after the first. */
+			if (s->nr_lbr_calls && user_first)
+				continue;
 			key[n++] = e;
 			user_part = true;
+			user_first = true;
 		} else if (context == PERF_CONTEXT_KERNEL && ix->kallsyms) {
 			if (!kernel_run)
 				key[n++] = PERF_CONTEXT_KERNEL;
 			kernel_run = true;
 			key[n++] = e;
 		}
+	}
+	/*
+	 * The LBR's calls, latest first, as perf takes them for --call-graph
+	 * lbr: each a call instruction's own address, looked up as it is (a
+	 * PERF_CONTEXT_USER before it says so, as for an interrupted IP).
+	 */
+	for (k = 0; k < s->nr_lbr_calls; k++) {
+		uint64_t from;
+
+		memcpy(&from, (const uint8_t *)s->lbr_calls + 24ull * k, 8);
+		key[n++] = PERF_CONTEXT_USER;
+		key[n++] = from;
+		user_part = true;
 	}
 	/* A marker with no entry after it names nothing. */
 	if (n && key[n - 1] >= PERF_CONTEXT_MAX)
@@ -224,8 +245,9 @@ int chains_intern(struct chain_index *ix, struct agg *g, struct symbolizer *sym,
 		ix->kernel_asked = true;
 		ix->kallsyms = attr_kernel_symbols(g->attr, &ix->kernel_delta);
 	}
-	if (s->nr_callchain > 64) {
-		key = malloc(8ull * (s->nr_callchain + 1 + 2 * UNWIND_MAX_FRAMES));
+	if (s->nr_callchain + 2ull * s->nr_lbr_calls > 64) {
+		key = malloc(8ull * (s->nr_callchain + 1 + 2 * UNWIND_MAX_FRAMES +
+				     2ull * s->nr_lbr_calls));
 		if (!key)
 			return -ENOMEM;
 	}

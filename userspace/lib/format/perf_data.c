@@ -251,6 +251,12 @@ static int parse_sample(const struct perf_data *p, const uint8_t *rec,
 		n = take_u64(&c);
 		if (ai->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
 			take_u64(&c);
+		/* A call stack's (--call-graph lbr), not any branches'. */
+		if ((ai->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) && !c.bad &&
+		    n && n <= PERF_MAX_CALLCHAIN && (uint64_t)(c.end - c.p) >= n * 24) {
+			out->lbr_calls = c.p;
+			out->nr_lbr_calls = (uint32_t)n;
+		}
 		skip(&c, n > (1u << 16) ? UINT64_MAX : n * 24);
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
