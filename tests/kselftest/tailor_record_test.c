@@ -764,21 +764,45 @@ TEST(attach_to_running_process)
 	ASSERT_NE(NULL, strstr(d.out, "time_kind=3 path=" WL "tw_spin"));
 }
 
+/*
+ * Every CPU, with a process that runs all along and never execs while
+ * recorded: its samples are named by its name (the COMM records taken
+ * from /proc at the start), as perf names a process it found running,
+ * not ":PID".
+ */
 TEST(all_cpus)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-a", "-o", OUT, "--duration",
 			 "0.4", NULL };
-	struct run r, d;
-	char buf[256];
+	char *report[] = { TAILOR, "report", "-i", OUT, "-f", "csv", "--top", "0",
+			   "-l", "function", NULL };
+	char buf[256], unnamed[32];
+	struct run r, d, rep;
+	pid_t spinner;
 
 	skip_unless_ready(_metadata);
+	spinner = fork();
+	ASSERT_LE(0, spinner);
+	if (spinner == 0) {
+		execl(WL "tw_spin", "tw_spin", "3000", "1", "0", NULL);
+		_exit(126);
+	}
+	usleep(200000);
 	run(&r, argv);
+	run(&rep, report);
+	kill(spinner, SIGKILL);
+	waitpid(spinner, NULL, 0);
 	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
 	dump(&d, NULL);
 	ASSERT_EQ(0, d.status);
 	ASSERT_STREQ("all-cpus", field(d.out, "meta.target", buf, sizeof(buf)));
 	ASSERT_LT(0, field_ll(d.out, "samples"));
 	ASSERT_LT(0, field_ll(d.out, "mmaps"));
+	ASSERT_LT(0, field_ll(d.out, "comms"));
+	ASSERT_EQ(0, rep.status) TH_LOG("stderr: %s", rep.err);
+	snprintf(unnamed, sizeof(unnamed), ",:%d\n", spinner);
+	EXPECT_NE(NULL, strstr(rep.out, ",tw_spin\n")) TH_LOG("%.4000s", rep.out);
+	EXPECT_EQ(NULL, strstr(rep.out, unnamed)) TH_LOG("%.4000s", rep.out);
 }
 
 struct bad_run {
@@ -840,7 +864,7 @@ TEST(help_documents_every_option)
 	static const char *const opts[] = {
 		"--event", "--period", "--freq", "--source", "--precise", "--regs",
 		"--data-addr", "--filter", "--pid", "--all-cpus", "--output",
-		"--duration", "--ring-records", "--quiet", "--help",
+		"--duration", "--ring-records", "--quiet", "--help", "--call-graph",
 	};
 	char *argv[] = { TAILOR, "record", "--help", NULL };
 	size_t i, missing = 0;

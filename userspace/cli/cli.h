@@ -85,8 +85,10 @@ struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool swit
 int sideband_fds(struct sideband *sb, int *fds, int max);
 /* Move what the kernel has buffered into the recording. */
 int sideband_drain(struct sideband *sb, struct tlr_writer *w);
-/* Write MMAP records for what @pid (or every process) has mapped now. */
+/* Write COMM and MMAP records for what @pid (or every process) has now. */
 int sideband_snapshot(struct tlr_writer *w, pid_t pid, uint64_t tsc);
+/* Write COMM records for the names @pid's threads have now. */
+int sideband_snapshot_comms(struct tlr_writer *w, pid_t pid, uint64_t tsc);
 uint64_t sideband_lost(const struct sideband *sb);
 const char *sideband_clock_name(const struct sideband *sb);
 /* Whether SWITCH records are written: asked for, and a clock to stamp them. */

@@ -1427,6 +1427,9 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		goto out_write;
 	if (!o.command && sideband_snapshot(r.w, o.all_cpus ? 0 : target, rdtsc()))
 		goto out_write;
+	/* The command, held before its exec, is a tailor: so its samples then are named. */
+	if (o.command && sideband_snapshot_comms(r.w, target, rdtsc()))
+		goto out_write;
 
 	install_stop_handlers();
 	fcntl(r.fd, F_SETFL, O_NONBLOCK);

@@ -683,12 +683,65 @@ int sideband_drain(struct sideband *sb, struct tlr_writer *w)
 	return err;
 }
 
+/*
+ * The names @pid's threads have now (/proc/PID/task/TID/comm), as COMM
+ * records in force from the start: a process that never execs while
+ * recorded (attach mode, -a, a launched command before its exec) is
+ * named in the report as perf names it from the comm events perf record
+ * synthesizes, not by its number.
+ */
+int sideband_snapshot_comms(struct tlr_writer *w, pid_t pid, uint64_t tsc)
+{
+	char path[64], name[64];
+	struct dirent *d;
+	int err = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;	/* gone */
+	while (!err && (d = readdir(dir))) {
+		struct tlr_comm rec;
+		const void *parts[3];
+		size_t lens[3];
+		FILE *f;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(name, sizeof(name), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		rec = (struct tlr_comm){ .tsc = tsc, .pid = (uint32_t)pid,
+					 .tid = (uint32_t)atoi(d->d_name),
+					 .time_kind = TLR_TIME_START };
+		parts[0] = &rec;
+		parts[1] = name;
+		parts[2] = "";
+		lens[0] = sizeof(rec);
+		lens[1] = strcspn(name, "\n");
+		lens[2] = 1;
+		err = tlr_write(w, TLR_COMM, parts, lens, 3);
+	}
+	closedir(dir);
+	return err;
+}
+
 static int snapshot_pid(struct tlr_writer *w, pid_t pid, uint64_t tsc)
 {
 	char path[64], line[4096 + 256];
 	FILE *f;
 	int err = 0;
 
+	err = sideband_snapshot_comms(w, pid, tsc);
+	if (err)
+		return err;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
