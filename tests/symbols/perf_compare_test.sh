@@ -310,6 +310,54 @@ else
 	not_ok "hot_lines with frame pointers under perf record -g" "$work/calls.cc"
 fi
 
+# A program rebuilt since the recording: the perf.data's BUILD_ID feature
+# names the build that ran, perf record kept a copy of it in its build-id
+# cache (HOME here: $work/home/.debug), and perf report reads that copy;
+# so must tailor, every function perf's, and say so.  Without the copy,
+# perf names the samples by address; tailor leaves them in one row
+# [rebuilt], with perf's count, and says why -- never names them from the
+# build on disk (-O2, its functions elsewhere).
+mkdir -p "$work/home"
+if gcc -std=gnu11 -O0 -g "$top/tests/workloads/tw_stacks.c" -o "$work/rebuilt" \
+	2>"$work/rebuilt.cc" &&
+	HOME=$work/home perf record -q -e cpu-clock:u -c 250000 -o "$work/rebuilt.data" -- \
+		"$work/rebuilt" 100000000 1000 >"$work/rebuilt.rec" 2>&1 &&
+	gcc -std=gnu11 -O2 -g "$top/tests/workloads/tw_stacks.c" -o "$work/rebuilt" \
+		2>>"$work/rebuilt.cc"; then
+	HOME=$work/home perf_counts "$work/rebuilt.data" sym >"$work/rebuilt.sym"
+	if HOME=$work/home "$tailor" report -i "$work/rebuilt.data" --level function -f json \
+		>"$work/rebuilt.json" 2>"$work/rebuilt.err" &&
+		grep -q "rebuilt is another build now (build-id .* then, .* now): named from the recorded build's copy $work/home/.debug/.build-id/" \
+			"$work/rebuilt.err" &&
+		compare rebuilt function "$work/rebuilt.json" "$work/rebuilt.sym" &&
+		grep -q "leaf_spin" "$work/rebuilt.sym"; then
+		ok "a program rebuilt since the recording: named from perf's build-id cache, every function perf's ($(head -1 "$work/why"))"
+	else
+		cat "$work/rebuilt.err" >>"$work/why"
+		not_ok "a program rebuilt since the recording: named from perf's build-id cache, every function perf's" \
+			"$work/why"
+	fi
+	rm -rf "$work/home/.debug"
+	want=$(HOME=$work/home perf script -i "$work/rebuilt.data" -F ip,sym,dso 2>/dev/null |
+		grep -c "($work/rebuilt)$")
+	if HOME=$work/home "$tailor" report -i "$work/rebuilt.data" --level function -f csv \
+		>"$work/rebuilt.csv" 2>"$work/rebuilt.err" &&
+		grep -q "rebuilt is another build now (build-id .* then) and no copy of the recorded build was found" \
+			"$work/rebuilt.err" &&
+		[ "$want" -gt 100 ] &&
+		[ "$(awk -F, '$1 == "[rebuilt]" { print $3 }' "$work/rebuilt.csv")" = "$want" ] &&
+		! grep -q "^leaf_spin," "$work/rebuilt.csv"; then
+		ok "without a copy: the program's $want samples one row [rebuilt], as perf leaves them unnamed, and why"
+	else
+		{ echo "perf: $want samples in the program"; cat "$work/rebuilt.err";
+		  head -5 "$work/rebuilt.csv"; } >"$work/why"
+		not_ok "a program rebuilt since the recording, without a copy: one row, and why" "$work/why"
+	fi
+else
+	cat "$work/rebuilt.rec" >>"$work/rebuilt.cc"
+	not_ok "tw_stacks built, recorded and rebuilt" "$work/rebuilt.cc"
+fi
+
 # LBR call stacks (perf record --call-graph lbr): no machine here has an
 # LBR, so the perf.data is written with every sample chosen
 # (lbr_profile.py): the callchain's user frames are a frame-pointer walk's

@@ -729,6 +729,24 @@ static void dict_label(const char *path, char *buf, size_t len)
 		*dot = '\0';
 }
 
+/* A file that is another build now than the one the profile recorded. */
+static void print_changed(void *arg, const char *path, const char *recorded, const char *now,
+			  const char *copy)
+{
+	const struct cli_command *cmd = arg;
+	char then[24], was[24];
+
+	snprintf(then, sizeof(then), "%.12s", recorded);
+	snprintf(was, sizeof(was), "%.12s", now);
+	if (copy)
+		fprintf(stderr, "tailor: %s: %s is %s now (build-id %s... then%s%s%s): named from the recorded build's copy %s\n",
+			cmd->name, path, now[0] ? "another build" : "gone", then,
+			now[0] ? ", " : "", now[0] ? was : "", now[0] ? "... now" : "", copy);
+	else
+		fprintf(stderr, "tailor: %s: %s is %s now (build-id %s... then) and no copy of the recorded build was found (perf's build-id cache ~/.debug/.build-id, /usr/lib/debug/.build-id, --debug-dir): its samples are left unnamed, as [%s]\n",
+			cmd->name, path, now[0] ? "another build" : "gone", then, path_base(path));
+}
+
 /* What came of the JIT files looked for: only those that matter. */
 static void print_jit_problems(const struct cli_command *cmd, const struct symbolizer *sym)
 {
@@ -1180,7 +1198,10 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		ret = cmd_fail(cmd, "%s: %s", o.input, err);
 		goto out;
 	}
-	if (setup_jit(sym, o.input, s)) {
+	if (setup_jit(sym, o.input, s) ||
+	    (session_info(s)->build_ids &&
+	     sym_set_recorded_build_ids(sym, session_info(s)->build_ids,
+					session_info(s)->build_ids_len))) {
 		ret = cmd_fail(cmd, "out of memory");
 		goto out;
 	}
@@ -1221,6 +1242,7 @@ static int run_report(const struct cli_command *cmd, int argc, char **argv)
 		goto out;
 	print_input_problems(cmd, &r);
 	print_jit_problems(cmd, sym);
+	sym_each_changed(sym, print_changed, (void *)cmd);
 	ret = write_output(cmd, &o, &r, sym);
 	if (!ret && o.svg)
 		ret = write_svg_file(cmd, &r, o.svg);

@@ -71,6 +71,13 @@ struct session_info {
 	 */
 	const char *kallsyms;
 	size_t kallsyms_len;
+	/*
+	 * The build-ids of the files the samples fell in, as the recording
+	 * host saw them (perf.data's BUILD_ID feature), "PATH\tHEX\n" a file,
+	 * valid until the session is closed; NULL if none.
+	 */
+	const char *build_ids;
+	size_t build_ids_len;
 	/* The sampling period, in ns when period_is_ns; 0 if it varies. */
 	uint64_t period;
 	bool period_is_ns;

@@ -62,6 +62,19 @@ void sym_set_demangle(struct symbolizer *s, bool demangle);
  */
 int sym_set_debug_dir(struct symbolizer *s, const char *dir);
 /*
+ * The build-ids the profile recorded for its files (session_info's
+ * build_ids: "PATH\tHEX\n" lines).  A file whose path holds another build
+ * now is read from a kept copy of the recorded one (--debug-dir's, perf's
+ * build-id cache ~/.debug, /usr/lib/debug), as perf report reads it, or
+ * not at all; sym_each_changed() says which.
+ */
+int sym_set_recorded_build_ids(struct symbolizer *s, const char *text, size_t len);
+/* For each file read so far that changed since the recording: @copy, NULL if none found. */
+void sym_each_changed(struct symbolizer *s,
+		      void (*fn)(void *arg, const char *path, const char *recorded,
+				 const char *now, const char *copy),
+		      void *arg);
+/*
  * Whether the profile maps the module @path of GNU build-id @build_id
  * (hex; NULL: none known), after the session's mappings were read: at
  * @path, as that build or another; or not at all.  By path, as the

@@ -22,6 +22,7 @@
 /* CLOCK_PERF_HW_CLOCK of patches/0002: sample times are the raw TSC. */
 #define PERF_CLOCK_HW_TSC		12
 /* perf's util/header.h feature bits: where it was recorded, the events' names */
+#define PERF_HEADER_BUILD_ID		2
 #define PERF_HEADER_HOSTNAME		3
 #define PERF_HEADER_OSRELEASE		4
 #define PERF_HEADER_EVENT_DESC		12

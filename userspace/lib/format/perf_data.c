@@ -66,6 +66,7 @@ struct perf_data {
 	bool exec_seen;		/* the first exec, the command's, was counted */
 	uint64_t malformed;
 	uint64_t other_events;	/* samples of tracepoints that are not wakeups */
+	char *build_ids;	/* session_info.build_ids */
 };
 
 #define PDATA(r) tev_container_of(r, struct perf_data, fr)
@@ -636,6 +637,7 @@ static void perf_close(struct format_reader *fr)
 
 	if (p->map)
 		munmap((void *)p->map, p->map_len);
+	free(p->build_ids);
 	free(p);
 }
 
@@ -748,6 +750,61 @@ static void feature_string(const struct perf_data *p, const struct perf_file_hea
 		return;
 	snprintf(out, outlen, "%.*s", (int)strnlen((const char *)p->map + sec.offset + 4, len),
 		 (const char *)p->map + sec.offset + 4);
+}
+
+/*
+ * The BUILD_ID feature: the build-ids of the files the samples fell in, as
+ * perf record found them when it ended (header.c's build_id events: a
+ * perf_event_header, a pid, 24 bytes of id -- the size in byte 20 where
+ * misc says so, else 20 -- and the NUL-padded path), as the
+ * "PATH\tHEX\n" lines of session_info.build_ids.
+ */
+#define MISC_BUILD_ID_SIZE	(1u << 15)
+
+static void read_build_ids(struct perf_data *p, const struct perf_file_header *fh)
+{
+	struct perf_file_section sec;
+	size_t at, end, n = 0, cap;
+	char *text;
+
+	if (feature_section(p, fh, PERF_HEADER_BUILD_ID, &sec) || !sec.size ||
+	    sec.size > (64u << 20))
+		return;
+	cap = 2 * sec.size + 1;
+	text = malloc(cap);
+	if (!text)
+		return;
+	for (at = sec.offset, end = sec.offset + sec.size; end - at >= 8 + 4 + 24;) {
+		struct perf_event_header h;
+		const uint8_t *id = p->map + at + 8 + 4;
+		const char *path = (const char *)id + 24;
+		size_t id_len = 20, path_max, i;
+
+		memcpy(&h, p->map + at, sizeof(h));
+		if (h.size < 8 + 4 + 24 || h.size > end - at)
+			break;
+		if ((h.misc & MISC_BUILD_ID_SIZE) && id[20] && id[20] <= 20)
+			id_len = id[20];
+		path_max = h.size - (8 + 4 + 24);
+		if (!memchr(path, 0, path_max))
+			break;
+		/* A path with a tab or a newline cannot be a line of this text. */
+		if (!strpbrk(path, "\t\n") && strlen(path) + 2 * id_len + 2 < cap - n) {
+			n += (size_t)snprintf(text + n, cap - n, "%s\t", path);
+			for (i = 0; i < id_len; i++)
+				n += (size_t)snprintf(text + n, cap - n, "%02x", id[i]);
+			text[n++] = '\n';
+			text[n] = '\0';
+		}
+		at += h.size;
+	}
+	if (!n) {
+		free(text);
+		return;
+	}
+	p->build_ids = text;
+	p->fr.info.build_ids = text;
+	p->fr.info.build_ids_len = n;
 }
 
 static void assign_roles(struct perf_data *p, const struct perf_file_header *fh)
@@ -1067,6 +1124,7 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 	assign_roles(p, &fh);
 	feature_string(p, &fh, PERF_HEADER_HOSTNAME, info->hostname, sizeof(info->hostname));
 	feature_string(p, &fh, PERF_HEADER_OSRELEASE, info->os_release, sizeof(info->os_release));
+	read_build_ids(p, &fh);
 	if (choose_event(p, event, err, errlen))
 		goto fail;
 	first = main_attr(p);
@@ -1110,6 +1168,7 @@ struct format_reader *perf_data_open(const char *path, int tag_reg,
 fail:
 	if (p->map)
 		munmap((void *)p->map, p->map_len);
+	free(p->build_ids);
 	free(p);
 	return NULL;
 }

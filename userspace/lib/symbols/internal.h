@@ -11,6 +11,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include "tailor/symbols.h"
+#include "util/hashmap.h"
 
 struct sym_file {
 	char *path;
@@ -40,6 +41,14 @@ struct sym_file {
 	bool cu_ranges_tried;
 	/* Neither it nor its debug file has a .symtab: known once asked. */
 	bool stripped, stripped_known;
+	/*
+	 * Another build than the profile recorded is at its path now, or none
+	 * (build_ids.c): the build-id there ("" if none), and the copy of the
+	 * recorded build read instead, NULL if none was found.
+	 */
+	bool changed;
+	char disk_id[SYM_BUILD_ID_HEX];
+	char *copy;
 	/* Its PLT's entries by name (plt.c), built when a symbol is missed. */
 	struct sym_plt *plt;
 	bool plt_tried;
@@ -162,7 +171,21 @@ struct symbolizer {
 	/* libdwfl's callbacks, with where debug files are looked for. */
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
+	char *debug_dir;	/* sym_set_debug_dir()'s, or NULL */
+	/* The build-ids the profile recorded (build_ids.c), by path. */
+	struct recorded_build_id {
+		char *path;
+		char id[SYM_BUILD_ID_HEX];
+	} *recorded;
+	size_t nr_recorded, cap_recorded;
+	struct str_map recorded_index;
 };
+
+/* build_ids.c */
+const char *sym_recorded_build_id(const struct symbolizer *s, const char *path);
+bool sym_build_id_place(const struct symbolizer *s, const char *id, unsigned int n,
+			char *out, size_t len);
+void sym_build_ids_free(struct symbolizer *s);
 
 int sym_list_insert(struct sym_map_list *l, const struct sym_map *m);
 int sym_list_append(struct sym_map_list *l, const struct sym_map *m);

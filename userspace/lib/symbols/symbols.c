@@ -81,7 +81,9 @@ int sym_set_debug_dir(struct symbolizer *s, const char *dir)
 	if (s->debuginfo_path != default_debuginfo_path)
 		free(s->debuginfo_path);
 	s->debuginfo_path = path;
-	return 0;
+	free(s->debug_dir);
+	s->debug_dir = strdup(dir);
+	return s->debug_dir ? 0 : -ENOMEM;
 }
 
 struct tev_consumer *sym_consumer(struct symbolizer *s)
@@ -105,8 +107,10 @@ void sym_free(struct symbolizer *s)
 		sym_table_free(s->files[i]->table);
 		cu_ranges_free(s->files[i]->cu_ranges);
 		sym_plt_free(s->files[i]->plt);
+		free(s->files[i]->copy);
 		free(s->files[i]);
 	}
+	sym_build_ids_free(s);
 	for (i = 0; i < s->nr_strings; i++)
 		free(s->strings[i]);
 	free(s->strings);
@@ -409,13 +413,13 @@ static void read_segments(struct sym_file *f)
 	}
 }
 
-static void open_file(struct symbolizer *s, struct sym_file *f)
+/* @f (named by its path) read from @file; false, and nothing open, if it cannot be. */
+static bool open_elf(struct symbolizer *s, struct sym_file *f, const char *file)
 {
-	f->tried = true;
 	f->dwfl = dwfl_begin(&s->callbacks);
 	if (!f->dwfl)
-		return;
-	f->mod = dwfl_report_offline(f->dwfl, f->path, f->path, -1);
+		return false;
+	f->mod = dwfl_report_offline(f->dwfl, f->path, file, -1);
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (f->mod)
 		f->elf = dwfl_module_getelf(f->mod, &f->bias);
@@ -423,7 +427,69 @@ static void open_file(struct symbolizer *s, struct sym_file *f)
 		dwfl_end(f->dwfl);
 		f->dwfl = NULL;
 		f->mod = NULL;
+		f->elf = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void close_elf(struct sym_file *f)
+{
+	dwfl_end(f->dwfl);
+	f->dwfl = NULL;
+	f->mod = NULL;
+	f->elf = NULL;
+}
+
+/* An open module's GNU build-id as lowercase hex into @hex, "" if none. */
+static void module_build_id(Dwfl_Module *mod, char *hex, size_t len)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n, i;
+
+	hex[0] = '\0';
+	n = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : 0;
+	for (i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+}
+
+/*
+ * @f's ELF file: the one at its path, unless the profile recorded another
+ * build there (build_ids.c); then a kept copy of the recorded build, as
+ * perf report reads one, or none: its samples are then left unnamed, and
+ * the file said to have changed.
+ */
+static void open_file(struct symbolizer *s, struct sym_file *f)
+{
+	const char *want = sym_recorded_build_id(s, f->path);
+	char place[4096];
+	unsigned int n;
+
+	f->tried = true;
+	if (!open_elf(s, f, f->path) && !want)
 		return;
+	if (want) {
+		module_build_id(f->mod, f->disk_id, sizeof(f->disk_id));
+		if (!f->mod || strcmp(f->disk_id, want)) {
+			f->changed = true;
+			if (f->mod)
+				close_elf(f);
+			for (n = 0; !f->mod && sym_build_id_place(s, want, n, place, sizeof(place));
+			     n++) {
+				char id[SYM_BUILD_ID_HEX];
+
+				if (access(place, R_OK) || !open_elf(s, f, place))
+					continue;
+				module_build_id(f->mod, id, sizeof(id));
+				if (strcmp(id, want))
+					close_elf(f);
+				else
+					f->copy = strdup(place);
+			}
+			if (!f->mod)
+				return;
+		}
 	}
 	read_segments(f);
 }
@@ -823,23 +889,25 @@ void sym_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 					 .to = to, .pid = pid, .result = *out };
 }
 
-/* @f's GNU build-id as lowercase hex into @hex, "" if it has none. */
+/*
+ * @f's GNU build-id as lowercase hex into @hex, "" if it has none: the
+ * profile's record of it where there is one (the build that ran), else
+ * the file's.
+ */
 static void file_build_id(struct symbolizer *s, struct sym_file *f, char *hex, size_t len)
 {
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int n, i;
+	const char *recorded = sym_recorded_build_id(s, f->path);
 
 	hex[0] = '\0';
 	if (f->anonymous)
 		return;
+	if (recorded) {
+		snprintf(hex, len, "%s", recorded);
+		return;
+	}
 	if (!f->tried)
 		open_file(s, f);
-	if (!f->mod)
-		return;
-	n = dwfl_module_build_id(f->mod, &bits, &vaddr);
-	for (i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	module_build_id(f->mod, hex, len);
 }
 
 struct sym_file *sym_file_named(struct symbolizer *s, const char *path)
