@@ -844,6 +844,49 @@ if /usr/bin/python3 "$top/tests/golden/kernel_chains.py" "$work/kchains.data" \
 else
 	not_ok "kernel_chains.py writes a perf.data" "$work/err"
 fi
+# A recording's BUILD_IDS record (tailor record writes one at its end):
+# with the build-id tw_ops has, the report is the one without the record;
+# with another (tw_ops rebuilt since), no copy of that build is kept, so
+# tw_ops's samples stay one row [tw_ops], and the report says why.
+# with_build_id REC OUT PATH HEX: REC with a BUILD_IDS record before END.
+with_build_id() {
+	/usr/bin/python3 - "$@" <<'EOF'
+import struct, sys
+src, dst, path, hexid = sys.argv[1:5]
+data = open(src, "rb").read()
+out, at = bytearray(data[:32]), 32
+text = ("%s\t%s\n" % (path, hexid)).encode()
+text += b"\0" * (-len(text) % 8)
+while at < len(data):
+    kind, size = struct.unpack_from("<II", data, at)
+    if kind == 6:	# END
+        out += struct.pack("<II", 14, 8 + len(text)) + text
+    out += data[at:at + size]
+    at += size
+open(dst, "wb").write(bytes(out))
+EOF
+}
+ops_id=$(readelf -n "$wl/tw_ops" | sed -n 's/.*Build ID: //p')
+"$tailor" report -i "$work/ops.rec" -l function -f csv >"$work/ids.plain" 2>/dev/null
+if [ -n "$ops_id" ] &&
+	with_build_id "$work/ops.rec" "$work/ids-same.rec" "$wl/tw_ops" "$ops_id" &&
+	with_build_id "$work/ops.rec" "$work/ids-other.rec" "$wl/tw_ops" \
+		"00112233445566778899aabbccddeeff00112233" &&
+	"$tailor" report -i "$work/ids-same.rec" -l function -f csv >"$work/ids.same" \
+		2>"$work/err" && ! grep -q "another build" "$work/err" &&
+	cmp -s "$work/ids.plain" "$work/ids.same" &&
+	"$tailor" dump "$work/ids-same.rec" | grep -qx 'build_ids: 1' &&
+	"$tailor" report -i "$work/ids-other.rec" -l function -f csv >"$work/ids.other" \
+		2>"$work/err" &&
+	grep -q "tw_ops is another build now (build-id 001122334455... then, ${ops_id:0:12}... now) and no copy of the recorded build was found" \
+		"$work/err" &&
+	[ "$(awk -F, '$1 == "[tw_ops]" { print $3 }' "$work/ids.other")" = \
+	  "$(awk -F, '$5 == "tw_ops" { n += $3 } END { print n }' "$work/ids.plain")" ]; then
+	ok "a recording's build-ids: the build that ran read as before; another build on disk left unnamed, and why"
+else
+	{ cat "$work/err"; head -5 "$work/ids.other"; } >"$work/diff" 2>/dev/null
+	not_ok "a recording's build-ids (tw_ops $ops_id)" "$work/diff"
+fi
 # No -i: tailor.rec first, else perf.data, said so.
 mkdir -p "$work/cwd" && cp "$work/ops.data" "$work/cwd/perf.data"
 (cd "$work/cwd" && "$tailor" report >"$work/out" 2>"$work/err"); rc=$?

@@ -805,6 +805,37 @@ TEST(all_cpus)
 	EXPECT_EQ(NULL, strstr(rep.out, unnamed)) TH_LOG("%.4000s", rep.out);
 }
 
+/*
+ * tailor record stores its files' build-ids (a BUILD_IDS record): a report
+ * made after the program was replaced by another build says so and leaves
+ * its samples unnamed, one row [prog], instead of naming them from the
+ * build now on disk (here tw_work's, copied over tw_spin's).
+ */
+TEST(a_program_replaced_since_is_said)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "-F", "1000", "--",
+			 "/tmp/tailor-record-bid/prog", "400", "1", "0", NULL };
+	char *report[] = { TAILOR, "report", "-i", OUT, "-l", "function", "-f", "csv", NULL };
+	struct run r, d, before, after;
+
+	skip_unless_ready(_metadata);
+	ASSERT_EQ(0, system("mkdir -p /tmp/tailor-record-bid && cp " WL "tw_spin /tmp/tailor-record-bid/prog"));
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, NULL);
+	ASSERT_LE(1, field_ll(d.out, "build_ids")) TH_LOG("%s", d.out);
+	run(&before, report);
+	ASSERT_EQ(0, before.status) TH_LOG("stderr: %s", before.err);
+	EXPECT_EQ(NULL, strstr(before.err, "another build"));
+	EXPECT_EQ(NULL, strstr(before.out, "[prog],")) TH_LOG("%.2000s", before.out);
+	ASSERT_EQ(0, system("cp " WL "tw_work /tmp/tailor-record-bid/prog"));
+	run(&after, report);
+	ASSERT_EQ(0, after.status) TH_LOG("stderr: %s", after.err);
+	EXPECT_NE(NULL, strstr(after.err, "/tmp/tailor-record-bid/prog is another build now"))
+		TH_LOG("%s", after.err);
+	EXPECT_NE(NULL, strstr(after.out, "\n[prog],object,")) TH_LOG("%.2000s", after.out);
+}
+
 struct bad_run {
 	const char *args[8];
 	int status;

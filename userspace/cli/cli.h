@@ -103,6 +103,11 @@ void sideband_close(struct sideband *sb);
  * older than @start_wall_ns are not this run's; 0: any age).  0 or -errno
  * (a write error).
  */
+/*
+ * The build-ids of the files @recording mapped (its MMAP records, read
+ * back), as one BUILD_IDS record into @w.  0 or -errno.
+ */
+int build_ids_store(const char *recording, struct tlr_writer *w);
 int jit_files_carry(const char *recording, struct tlr_writer *w, uint64_t start_wall_ns,
 		    bool quiet);
 

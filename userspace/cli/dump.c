@@ -94,6 +94,7 @@ struct dump_state {
 	uint64_t unknown_shown;
 	uint64_t kernel_symbols;	/* lines of the KALLSYMS record, _text's too */
 	uint64_t stacks, stack_entries;	/* STACK records, and their entries */
+	uint64_t build_ids;		/* files in the BUILD_IDS record */
 	bool have_kallsyms;
 };
 
@@ -103,7 +104,7 @@ static const char *const kind_names[] = {
 	[TLR_COMM] = "COMM", [TLR_TASK] = "TASK", [TLR_END] = "END", [TLR_ROUND] = "ROUND",
 	[TLR_SWITCH] = "SWITCH", [TLR_WAKEUP] = "WAKEUP", [TLR_FILE] = "FILE",
 	[TLR_SAMPLES_PACKED] = "SAMPLES_PACKED", [TLR_KALLSYMS] = "KALLSYMS",
-	[TLR_STACK] = "STACK",
+	[TLR_STACK] = "STACK", [TLR_BUILD_IDS] = "BUILD_IDS",
 };
 
 static const char *kind_name(uint32_t type)
@@ -306,6 +307,14 @@ static void take_record(struct dump_state *d, const struct tlr_record *rec)
 			d->kernel_symbols += p[i] == '\n';
 		break;
 	}
+	case TLR_BUILD_IDS: {
+		const char *p = rec->payload;
+		uint32_t i;
+
+		for (i = 0; i < rec->size && p[i]; i++)
+			d->build_ids += p[i] == '\n';
+		break;
+	}
 	case TLR_STACK: {
 		const struct tlr_stack *st = rec->payload;
 
@@ -401,6 +410,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		       d.kernel_symbols ? d.kernel_symbols - 1 : 0);
 	if (d.flags_used & TAILOR_CFG_TAG_WORD)
 		printf("tag_word_unreadable: %" PRIu64 "\n", d.tag_word_bad);
+	if (d.build_ids)
+		printf("build_ids: %" PRIu64 "\n", d.build_ids);
 	if (d.flags_used & TAILOR_CFG_CALLCHAIN)
 		printf("stacks: %" PRIu64 " (%" PRIu64 " entries)\n", d.stacks, d.stack_entries);
 	if (d.nr_threads)

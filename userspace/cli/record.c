@@ -1271,6 +1271,9 @@ static int finish(struct recorder *r, int exit_code)
 		err |= jit_files_carry(r->o->output, r->w,
 				       r->o->command ? r->start_wall_ns : 0, r->o->quiet) != 0;
 	store_kernel_symbols(r);
+	if (!tlr_writer_error(r->w) && build_ids_store(r->o->output, r->w) == -EIO && !r->o->quiet)
+		fprintf(stderr, "tailor: could not read '%s' back for its files' build-ids\n",
+			r->o->output);
 	if (tlr_writer_error(r->w))
 		snprintf(r->reason, sizeof(r->reason), "write-error %s",
 			 strerror(-tlr_writer_error(r->w)));

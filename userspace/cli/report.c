@@ -743,8 +743,10 @@ static void print_changed(void *arg, const char *path, const char *recorded, con
 			cmd->name, path, now[0] ? "another build" : "gone", then,
 			now[0] ? ", " : "", now[0] ? was : "", now[0] ? "... now" : "", copy);
 	else
-		fprintf(stderr, "tailor: %s: %s is %s now (build-id %s... then) and no copy of the recorded build was found (perf's build-id cache ~/.debug/.build-id, /usr/lib/debug/.build-id, --debug-dir): its samples are left unnamed, as [%s]\n",
-			cmd->name, path, now[0] ? "another build" : "gone", then, path_base(path));
+		fprintf(stderr, "tailor: %s: %s is %s now (build-id %s... then%s%s%s) and no copy of the recorded build was found (perf's build-id cache ~/.debug/.build-id, /usr/lib/debug/.build-id, --debug-dir): its samples are left unnamed, as [%s]\n",
+			cmd->name, path, now[0] ? "another build" : "gone", then,
+			now[0] ? ", " : "", now[0] ? was : "", now[0] ? "... now" : "",
+			path_base(path));
 }
 
 /* What came of the JIT files looked for: only those that matter. */

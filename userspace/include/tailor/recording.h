@@ -66,7 +66,13 @@ enum tlr_record_type {
 	 * their stack's id, 0 for none.
 	 */
 	TLR_STACK	= 13,
-	/* 14..: application markers, labels (later) */
+	/*
+	 * Text, "PATH\tHEX\n" a file: the GNU build-ids of the files the
+	 * recording mapped, as they were when it ended (perf.data's BUILD_ID
+	 * feature).  Once, before END.
+	 */
+	TLR_BUILD_IDS	= 14,
+	/* 15..: application markers, labels (later) */
 };
 
 /*

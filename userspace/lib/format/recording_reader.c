@@ -61,6 +61,7 @@ static const char *type_name(uint32_t type)
 	case TLR_FILE:		return "FILE";
 	case TLR_KALLSYMS:	return "KALLSYMS";
 	case TLR_STACK:		return "STACK";
+	case TLR_BUILD_IDS:	return "BUILD_IDS";
 	}
 	return "unknown";
 }
@@ -702,6 +703,7 @@ static int check_payload(struct tlr_reader *r, struct tlr_record *rec)
 	switch (rec->type) {
 	case TLR_META:
 	case TLR_END:
+	case TLR_BUILD_IDS:
 		return check_text(r, rec);
 	case TLR_SAMPLES:
 		rec->samples = (const struct tlr_samples *)rec->payload + 1;

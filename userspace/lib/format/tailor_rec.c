@@ -53,6 +53,7 @@ struct tailor_rec {
 	struct carried_file *files;
 	size_t nr_files;
 	char *kallsyms;		/* the KALLSYMS record's text, or NULL */
+	char *build_ids;	/* the BUILD_IDS record's text, or NULL */
 	/* STACK records, by id - 1: their entries, one after another. */
 	struct stack_span {
 		uint64_t first;	/* in stack_entries */
@@ -413,6 +414,7 @@ static void tailor_close(struct format_reader *fr)
 	}
 	free(t->files);
 	free(t->kallsyms);
+	free(t->build_ids);
 	free(t->stacks);
 	free(t->stack_entries);
 	for (i = 0; i < t->nr_unpacked; i++)
@@ -643,6 +645,19 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 		case TLR_ROUND:
 			info->rounds++;
 			break;
+		case TLR_BUILD_IDS:
+			/* One is written; a second (never written) replaces it. */
+			free(t->build_ids);
+			t->build_ids = malloc(rec.size ? rec.size : 1);
+			if (!t->build_ids) {
+				snprintf(err, errlen, "out of memory");
+				tlr_reader_close(r);
+				goto fail;
+			}
+			memcpy(t->build_ids, rec.payload, rec.size);
+			info->build_ids = t->build_ids;
+			info->build_ids_len = strnlen(t->build_ids, rec.size);
+			break;
 		case TLR_STACK:
 			if (take_stack(t, &rec)) {
 				snprintf(err, errlen, "out of memory");
@@ -702,6 +717,7 @@ fail:
 	}
 	free(t->files);
 	free(t->kallsyms);
+	free(t->build_ids);
 	free(t->stacks);
 	free(t->stack_entries);
 	free(t->path);
