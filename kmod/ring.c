@@ -39,8 +39,10 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 {
 	int cpu;
 
+	/* The default holds 32768 records or 2 MiB, whichever is less (stacks are big). */
 	if (!capacity)
-		capacity = TAILOR_DEFAULT_RING_RECORDS;
+		capacity = min_t(u64, TAILOR_DEFAULT_RING_RECORDS,
+				 rounddown_pow_of_two(TAILOR_UNPRIV_RING_BYTES / record_size));
 	if (capacity < 2 || capacity > TAILOR_MAX_RING_RECORDS)
 		return -EINVAL;
 	capacity = roundup_pow_of_two(capacity);

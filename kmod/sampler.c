@@ -247,9 +247,11 @@ static void kernel_frames(struct chain_out *c, struct pt_regs *regs)
  * The user's frames by their frame pointers, as perf_callchain_user()
  * walks them: copy_from_user_nmi() reads each (next frame, return
  * address) pair without faulting, and refuses while another mm is
- * loaded.  A caller's frame lies above its callee's; a pointer that does
- * not climb ends the walk, so garbage in rbp (code built without frame
- * pointers) cannot loop.  A 32-bit task's stack is not walked.
+ * loaded.  A frame pointing at itself ends the walk; any other loop of
+ * garbage (code built without frame pointers) ends at the bound, as
+ * perf's does.  A caller's frame need not lie above its callee's (a
+ * signal handler on its own stack, a fiber).  A 32-bit task's stack is
+ * not walked.
  */
 static void user_frames(struct chain_out *c, const struct pt_regs *regs)
 {
@@ -265,7 +267,7 @@ static void user_frames(struct chain_out *c, const struct pt_regs *regs)
 	while (fp) {
 		if (copy_from_user_nmi(&frame, (const void __user *)fp, sizeof(frame)))
 			return;
-		if (!frame.ret || !chain_frame(c, frame.ret) || frame.next <= fp)
+		if (!frame.ret || !chain_frame(c, frame.ret) || frame.next == fp)
 			return;
 		fp = frame.next;
 	}

@@ -159,7 +159,7 @@ struct tailor_config {
 	__u64 sample_freq;	/* Hz, either source */
 	__u64 regs_mask;	/* TAILOR_REG_* bits; 0 means r15 */
 	__s32 target_pid;	/* process (all threads), unless ALL_CPUS */
-	__u32 ring_records;	/* per-CPU ring capacity; 0: 32768 */
+	__u32 ring_records;	/* per-CPU ring capacity; 0: 32768, at most 2 MiB */
 	__u32 wakeup_records;	/* wake readers at this fill; 0: 1/4 */
 	/* out: what the session got */
 	__u32 source_used;	/* TAILOR_SOURCE_PEBS or _TIMER */

@@ -144,6 +144,9 @@ TEST(the_configuration_rules)
 	EXPECT_EQ(TAILOR_DEFAULT_CALLCHAIN, cfg.callchain_max);
 	EXPECT_EQ(TAILOR_SAMPLE_BASE_SIZE + 8 * cfg.nr_regs + 8 * (1 + TAILOR_DEFAULT_CALLCHAIN + 2),
 		  cfg.record_size);
+	/* The default ring holds 2 MiB of the larger records, what a user without CAP_PERFMON may have. */
+	EXPECT_LE((uint64_t)cfg.ring_capacity * cfg.record_size, 2u << 20);
+	EXPECT_LE(1024, cfg.ring_capacity);
 
 	tailor_config_init(&cfg, getpid());
 	cfg.flags |= TAILOR_CFG_CALLCHAIN;

@@ -49,8 +49,6 @@ enum {
 	OPT_CALL_GRAPH,
 };
 
-/* Call stacks' rings: at most this many bytes a CPU, unless --ring-records says. */
-#define STACK_RING_BYTES	(2u << 20)
 
 static const struct cli_option record_options[] = {
 	{ .id = 'e', .name = "event", .arg = "EVENT",
@@ -782,22 +780,14 @@ static int build_config(struct recorder *r, pid_t target)
 	cfg->regs_mask = o->regs_mask;
 	cfg->ring_records = o->ring_records;
 	if (o->call_graph) {
-		uint32_t frames = o->callchain_max ? o->callchain_max : TAILOR_DEFAULT_CALLCHAIN;
-		/* The base, 4 registers and 2 words at most, then the stack's words. */
-		uint32_t bytes = TAILOR_SAMPLE_BASE_SIZE + 6 * 8 + 8 * (frames + 3);
-
 		if (cfg->abi_version < 6) {
 			err_msg("record: the loaded tailor.ko speaks ABI %u; call stacks need ABI 6 (load the module built with this tailor)",
 				cfg->abi_version);
 			return -1;
 		}
+		/* The ring's default holds 2 MiB of these larger records. */
 		cfg->flags |= TAILOR_CFG_CALLCHAIN;
 		cfg->callchain_max = o->callchain_max;
-		if (!cfg->ring_records) {
-			cfg->ring_records = 2;
-			while (cfg->ring_records * 2 * bytes <= STACK_RING_BYTES)
-				cfg->ring_records *= 2;
-		}
 	}
 	if (o->freq)
 		cfg->sample_freq = o->freq;
@@ -985,6 +975,7 @@ static int stack_id(struct recorder *r, const uint8_t *rec, uint64_t *id)
 	uint64_t word, h, salt, entries[TAILOR_MAX_CALLCHAIN + 2];
 	uint32_t nr, i, found;
 	struct tlr_stack st;
+	bool kernel;
 	const void *parts[2];
 	size_t lens[2];
 
@@ -1017,12 +1008,16 @@ static int stack_id(struct recorder *r, const uint8_t *rec, uint64_t *id)
 	r->stacks[r->nr_stacks++] = (struct stack_ref){ r->nr_stack_entries, nr };
 	r->nr_stack_entries += nr;
 	*id = r->nr_stacks;
-	for (i = 0; i < nr; i++)
-		if (x86_kernel_address(entries[i]) && entries[i] < PERF_CONTEXT_MAX) {
+	/* The kernel's frames only: a user frame pointer's garbage is none. */
+	for (i = 0, kernel = false; i < nr; i++) {
+		if (entries[i] >= PERF_CONTEXT_MAX) {
+			kernel = entries[i] == PERF_CONTEXT_KERNEL;
+		} else if (kernel) {
 			/* A return address's call may end the function before it. */
 			note_kernel_ip(r, entries[i]);
 			note_kernel_ip(r, entries[i] - 1);
 		}
+	}
 	st = (struct tlr_stack){ .id = (uint32_t)*id, .nr = nr };
 	parts[0] = &st;
 	lens[0] = sizeof(st);
@@ -1390,6 +1385,14 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 	    device_map_rings(r.fd, &r.cfg, r.info.nr_cpu_ids, &r.maps))
 		goto out_child;
 	r.rec_size = r.cfg.record_size;
+	/* The module's word on the layout, held to what it may say. */
+	if ((r.cfg.flags_used & TAILOR_CFG_CALLCHAIN) &&
+	    (!r.cfg.callchain_max || r.cfg.callchain_max > TAILOR_MAX_CALLCHAIN ||
+	     r.cfg.record_size < TAILOR_SAMPLE_BASE_SIZE + 8 * (r.cfg.callchain_max + 3))) {
+		err_msg("tailor.ko answered a stack of %u frames in %u-byte samples: not ABI 6's layout",
+			r.cfg.callchain_max, r.cfg.record_size);
+		goto out_child;
+	}
 	if (r.cfg.flags_used & TAILOR_CFG_CALLCHAIN) {
 		/* The stack's words in the ring, one word (its id) in the recording. */
 		r.chain_at = r.cfg.record_size - 8 * (1 + r.cfg.callchain_max + 2);

@@ -675,6 +675,11 @@ static int check_stack(struct tlr_reader *r, const struct tlr_record *rec)
 		return payload_fail(r, rec, offsetof(struct tlr_stack, nr),
 				    "%u entries, but %zu bytes follow", st.nr,
 				    rec->size - sizeof(st));
+	/* A stack has its leaf, and no more entries than tailor.ko's bound gives. */
+	if (!st.nr || st.nr > TAILOR_MAX_CALLCHAIN + 2)
+		return payload_fail(r, rec, offsetof(struct tlr_stack, nr),
+				    "%u entries, where a stack has 1 to %u", st.nr,
+				    TAILOR_MAX_CALLCHAIN + 2);
 	if (st.id != r->stacks + 1)
 		return payload_fail(r, rec, offsetof(struct tlr_stack, id),
 				    "stack id %u, where the next is %u", st.id, r->stacks + 1);
