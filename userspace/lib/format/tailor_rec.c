@@ -435,6 +435,24 @@ static const struct format_ops tailor_ops = {
 	.close = tailor_close,
 };
 
+/*
+ * A text record (KALLSYMS, BUILD_IDS) kept in *@copy for the session's
+ * info: one is written, a second (never written) replaces it.  The
+ * text's length leaves out the padding that ends the record.
+ */
+static int take_text(const struct tlr_record *rec, char **copy, const char **text,
+		     size_t *len)
+{
+	free(*copy);
+	*copy = malloc(rec->size ? rec->size : 1);
+	if (!*copy)
+		return -ENOMEM;
+	memcpy(*copy, rec->payload, rec->size);
+	*text = *copy;
+	*len = strnlen(*copy, rec->size);
+	return 0;
+}
+
 /* A STACK record, kept (the reader checked its size and its id). */
 static int take_stack(struct tailor_rec *t, const struct tlr_record *rec)
 {
@@ -646,17 +664,11 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 			info->rounds++;
 			break;
 		case TLR_BUILD_IDS:
-			/* One is written; a second (never written) replaces it. */
-			free(t->build_ids);
-			t->build_ids = malloc(rec.size ? rec.size : 1);
-			if (!t->build_ids) {
+			if (take_text(&rec, &t->build_ids, &info->build_ids, &info->build_ids_len)) {
 				snprintf(err, errlen, "out of memory");
 				tlr_reader_close(r);
 				goto fail;
 			}
-			memcpy(t->build_ids, rec.payload, rec.size);
-			info->build_ids = t->build_ids;
-			info->build_ids_len = strnlen(t->build_ids, rec.size);
 			break;
 		case TLR_STACK:
 			if (take_stack(t, &rec)) {
@@ -666,18 +678,11 @@ struct format_reader *tailor_rec_open(const char *path, int tag_reg,
 			}
 			break;
 		case TLR_KALLSYMS:
-			/* One is written; a second (never written) replaces it. */
-			free(t->kallsyms);
-			t->kallsyms = malloc(rec.size ? rec.size : 1);
-			if (!t->kallsyms) {
+			if (take_text(&rec, &t->kallsyms, &info->kallsyms, &info->kallsyms_len)) {
 				snprintf(err, errlen, "out of memory");
 				tlr_reader_close(r);
 				goto fail;
 			}
-			memcpy(t->kallsyms, rec.payload, rec.size);
-			info->kallsyms = t->kallsyms;
-			/* The text, without the padding that ends the record. */
-			info->kallsyms_len = strnlen(t->kallsyms, rec.size);
 			break;
 		case TLR_END:
 			have_end = true;
