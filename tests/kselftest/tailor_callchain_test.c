@@ -23,25 +23,6 @@
 #define SPINS		"40000000"
 #define WRITES		"60000"
 
-/* Run a shell command; its stdout (the start of it) in @out.  Exit status. */
-static int capture(const char *cmd, char *out, size_t len)
-{
-	FILE *p = popen(cmd, "r");
-	char rest[4096];
-	size_t n = 0;
-	int status;
-
-	out[0] = 0;
-	if (!p)
-		return -1;
-	while (n + 1 < len && fgets(out + n, len - n, p))
-		n += strlen(out + n);
-	while (fread(rest, 1, sizeof(rest), p) > 0)
-		;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 /* Whether @s ends with @suffix. */
 static bool ends_with(const char *s, size_t len, const char *suffix)
 {

@@ -29,28 +29,6 @@
 #define WORK_JOIN	"300000000"
 #define WORK_AGG	"150000000"
 
-/*
- * Run a shell command; the start of its stdout in @out (the rest read and
- * dropped: a command cut off by a closed pipe would die of SIGPIPE).
- * Returns the exit status.
- */
-static int capture(const char *cmd, char *out, size_t len)
-{
-	FILE *p = popen(cmd, "r");
-	char rest[4096];
-	size_t n = 0;
-	int status;
-
-	out[0] = 0;
-	if (!p)
-		return -1;
-	while (n + 1 < len && fgets(out + n, len - n, p))
-		n += strlen(out + n);
-	while (fread(rest, 1, sizeof(rest), p) > 0)
-		;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 /*
  * The "share" column of @name's first row in a report's CSV, or -1.  The
