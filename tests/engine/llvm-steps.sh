@@ -16,12 +16,13 @@
 # sample lands after the instruction it interrupted, not at the end of a
 # block where each compiler's layout puts it.
 #
-# Environment: DEMO_SCALE (default 0.05), DEMO_REPEAT (default 10).
+# Environment: DEMO_ENGINE_ARGS, the engine's options for the run (split
+# at spaces; default "-s 0.05 -n 10 -j 2 -r 0"); llvm_box_test.sh passes
+# tests/lib/backend-shares.sh's run, with known work on each operator.
 set -eu
 
 tailor=$1 engine=$2 out=$3
-scale=${DEMO_SCALE:-0.05}
-repeat=${DEMO_REPEAT:-10}
+engine_args=${DEMO_ENGINE_ARGS:--s 0.05 -n 10 -j 2 -r 0}
 mkdir -p "$out"
 
 # report OUTFILE ARGS...: tailor report of $b's recording, timed, under a
@@ -47,8 +48,9 @@ precise() {
 for b in c llvm; do
 	echo "== tailor record --tag-word tailor_tag_word -- tailor-engine --backend $b fig3"
 	precise on
+	# shellcheck disable=SC2086 # the options, split at spaces
 	"$tailor" record --tag-word tailor_tag_word -o "$out/$b.rec" -- \
-		"$engine" --backend "$b" -s "$scale" -n "$repeat" -r 0 -j 2 -d "$out/$b.dict" \
+		"$engine" --backend "$b" $engine_args -d "$out/$b.dict" \
 		-w "$out/gen-$b" -t "$out/$b.times" fig3 >"$out/$b.out" 2>"$out/$b.rec.log" || {
 		cat "$out/$b.out" "$out/$b.rec.log"
 		exit 1
