@@ -71,7 +71,8 @@ static int check_fields(const struct tailor_config *cfg)
 		return -EINVAL;
 	if (cfg->sample_freq > TAILOR_MAX_FREQ)
 		return -EINVAL;
-	if (cfg->timer_period_ns && cfg->timer_period_ns < TAILOR_MIN_TIMER_NS)
+	if (cfg->timer_period_ns && (cfg->timer_period_ns < TAILOR_MIN_TIMER_NS ||
+				     cfg->timer_period_ns > TAILOR_MAX_TIMER_NS))
 		return -EINVAL;
 	if (cfg->sample_period & BIT_ULL(63))
 		return -EINVAL;

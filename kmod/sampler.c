@@ -328,11 +328,15 @@ static void tailor_overflow(struct perf_event *event,
 	for (i = 0; i < plan->nr_regs; i++)
 		rec[3 + i] = rsrc ? reg_value(rsrc, plan->reg_index[i]) : 0;
 	if (plan->flags & TAILOR_CFG_DATA_ADDR) {
-		if (data->sample_flags & PERF_SAMPLE_ADDR) {
+		/*
+		 * intel/ds.c hands over the record's data address for every
+		 * event, 0 where the event has none (cycles, branches): only
+		 * loads and stores have one, and none is at 0.
+		 */
+		rec[3 + i] = 0;
+		if ((data->sample_flags & PERF_SAMPLE_ADDR) && data->addr) {
 			rec[3 + i] = data->addr;
 			flags |= TAILOR_SF_ADDR_VALID;
-		} else {
-			rec[3 + i] = 0;
 		}
 		i++;
 	}

@@ -31,6 +31,8 @@
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/coredump.h>
+#include <linux/mm_types.h>
 #include <linux/pid.h>
 #include <linux/tracepoint.h>
 #include <linux/irq_work.h>
@@ -54,21 +56,33 @@ static struct tracepoint *tp_switch, *tp_waking;
 /*
  * Whether a session without CAP_PERFMON may see @t: as ptrace (and perf's
  * inherited counters, which a setuid exec detaches) would let its caller,
- * the task's real, effective and saved ids all the caller's own.
+ * the task's real, effective and saved ids all the caller's own, and its
+ * memory dumpable (not after a setuid exec or PR_SET_DUMPABLE 0, when
+ * ptrace wants CAP_SYS_PTRACE, which the session's caller cannot have
+ * had without having CAP_PERFMON's reach anyway).
+ *
+ * @t is the running task or one about to run (sched_switch), or one
+ * being woken, asleep (sched_waking): none is between exit_mm()'s
+ * clearing of its mm and the mmput() after, which only a running task
+ * does, so its mm is held while read here.
  */
 static bool may_see(const struct tailor_plan *plan, struct task_struct *t)
 {
 	const struct cred *tcred;
+	struct mm_struct *mm;
 
 	if (plan->knows_others)
 		return true;
 	tcred = rcu_dereference_sched(t->real_cred);
-	return uid_eq(plan->cred->uid, tcred->uid) &&
-	       uid_eq(plan->cred->uid, tcred->euid) &&
-	       uid_eq(plan->cred->uid, tcred->suid) &&
-	       gid_eq(plan->cred->gid, tcred->gid) &&
-	       gid_eq(plan->cred->gid, tcred->egid) &&
-	       gid_eq(plan->cred->gid, tcred->sgid);
+	if (!uid_eq(plan->cred->uid, tcred->uid) ||
+	    !uid_eq(plan->cred->uid, tcred->euid) ||
+	    !uid_eq(plan->cred->uid, tcred->suid) ||
+	    !gid_eq(plan->cred->gid, tcred->gid) ||
+	    !gid_eq(plan->cred->gid, tcred->egid) ||
+	    !gid_eq(plan->cred->gid, tcred->sgid))
+		return false;
+	mm = READ_ONCE(t->mm);
+	return !mm || get_dumpable(mm) == SUID_DUMP_USER;
 }
 
 /*

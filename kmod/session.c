@@ -230,12 +230,18 @@ static long ioctl_stop(struct tailor_session *s)
 	return err;
 }
 
+/*
+ * The figures are taken under s->lock into a copy and copied out after:
+ * a copy_to_user() that faults (on a page userfaultfd holds, or FUSE
+ * backs) must not stall every other ioctl, poll() and the tick.
+ */
 static long ioctl_stats(struct tailor_session *s,
 			struct tailor_stats __user *ust)
 {
 	struct tailor_cpu_stats __user *ucpus;
+	struct tailor_cpu_stats *cpus = NULL;
 	struct tailor_stats st;
-	unsigned int written = 0;
+	unsigned int n = 0;
 	int cpu, err = 0;
 
 	if (copy_from_user(&st, ust, sizeof(st)))
@@ -243,6 +249,12 @@ static long ioctl_stats(struct tailor_session *s,
 	if (st.size != sizeof(st))
 		return -EINVAL;
 	ucpus = u64_to_user_ptr(st.cpus);
+	if (ucpus && st.nr_cpus) {
+		n = min_t(u32, st.nr_cpus, nr_cpu_ids);
+		cpus = kvcalloc(n, sizeof(*cpus), GFP_KERNEL);
+		if (!cpus)
+			return -ENOMEM;
+	}
 
 	mutex_lock(&s->lock);
 	memset(&st.total, 0, sizeof(st.total));
@@ -256,21 +268,25 @@ static long ioctl_stats(struct tailor_session *s,
 		st.total.lost += c.lost;
 		st.total.queued += c.queued;
 		st.total.throttled += c.throttled;
-		if (ucpus && cpu < st.nr_cpus) {
-			if (copy_to_user(&ucpus[cpu], &c, sizeof(c))) {
-				err = -EFAULT;
-				break;
-			}
-			written = cpu + 1;
-		}
+		if (cpu < n)
+			cpus[cpu] = c;
 	}
-	st.nr_cpus = written;
 	st.running = s->state == TAILOR_STATE_RUNNING;
 	st.target_exited = s->target_exited;
 	st.nr_counters = s->nr_events;
 	st.reserved = 0;
 	mutex_unlock(&s->lock);
 
+	/* Entries for CPUs that are not possible stay zero, as before. */
+	st.nr_cpus = 0;
+	if (n) {
+		for (cpu = n - 1; cpu >= 0 && !cpu_possible(cpu); cpu--)
+			;
+		st.nr_cpus = cpu + 1;
+		if (copy_to_user(ucpus, cpus, st.nr_cpus * sizeof(*cpus)))
+			err = -EFAULT;
+	}
+	kvfree(cpus);
 	if (!err && copy_to_user(ust, &st, sizeof(st)))
 		err = -EFAULT;
 	return err;
@@ -417,12 +433,20 @@ static const struct vm_operations_struct tailor_vm_ops = {
  * Called under mmap_lock, so not s->lock: ioctls hold that across
  * copy_to_user(), which may fault and take mmap_lock.  The mapping holds
  * the file, so the session outlives it.
+ *
+ * A ring has one consumer: while a read() is under way (it holds
+ * read_lock, possibly asleep waiting for samples) the rings cannot be
+ * mapped, and once mapped read() refuses.  read() takes mmap_lock under
+ * read_lock when it faults, so here read_lock is only tried, never waited
+ * for.
  */
 static int tailor_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct tailor_session *s = file->private_data;
 	int err;
 
+	if (!mutex_trylock(&s->read_lock))
+		return -EBUSY;
 	mutex_lock(&s->map_lock);
 	err = tailor_rings_mmap(&s->rings, vma);
 	if (!err) {
@@ -430,6 +454,7 @@ static int tailor_mmap(struct file *file, struct vm_area_struct *vma)
 		atomic_inc(&s->mappings);
 	}
 	mutex_unlock(&s->map_lock);
+	mutex_unlock(&s->read_lock);
 	return err;
 }
 

@@ -136,6 +136,11 @@ enum tailor_tsc_source {
 
 #define TAILOR_MAX_FREQ		100000	/* Hz, perf's default limit */
 #define TAILOR_MIN_TIMER_NS	10000	/* perf's hrtimer floor */
+/*
+ * A minute: a longer period is no profile, and the hrtimer's expiry (a
+ * signed 64-bit time) must not wrap, which re-armed it at once.
+ */
+#define TAILOR_MAX_TIMER_NS	_AC(60000000000, ULL)
 
 /*
  * TAILOR_IOC_CONFIGURE.  Zero-initialise, set size and abi_version, fill

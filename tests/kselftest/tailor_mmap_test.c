@@ -7,6 +7,7 @@
  * that writes a wrong tail, forks, and old clients that see nothing new.
  * Needs tailor.ko loaded and root.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include "tailor_util.h"
@@ -244,6 +245,57 @@ TEST_F(ring_map, one_consumer_while_mapped)
 	/* Unmapped everywhere: read() and CONFIGURE are back. */
 	EXPECT_EQ(0, tailor_configure(self->fd, &self->cfg));
 	EXPECT_EQ(0, read(self->fd, rec, sizeof(rec)));
+}
+
+struct reader {
+	int fd;
+	size_t size;
+	ssize_t ret;
+	bool done;
+};
+
+static void *blocking_read(void *arg)
+{
+	struct reader *r = arg;
+	char *buf = malloc(r->size);
+
+	r->ret = buf ? read(r->fd, buf, r->size) : -1;
+	free(buf);
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A read() waiting for samples is the rings' consumer: they cannot be
+ * mapped until it returns (before, mmap() succeeded and two consumers
+ * moved tail).
+ */
+TEST_F(ring_map, no_mapping_while_a_read_waits)
+{
+	struct reader r = { .fd = self->fd };
+	pthread_t t;
+	void *map;
+
+	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
+	/* The child waits for go: no samples, so read() blocks. */
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_START));
+	r.size = self->cfg.record_size * 16;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocking_read, &r));
+	usleep(300000);
+	ASSERT_FALSE(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE));
+	map = map_cpu(self->fd, &self->cfg, 0);
+	EXPECT_EQ(MAP_FAILED, map) {
+		TH_LOG("the rings were mapped while a read() was under way");
+		munmap(map, self->cfg.ring_mmap_bytes);
+	}
+	EXPECT_EQ(EBUSY, errno);
+	/* STOP ends the read (nothing queued: 0), and mapping works again. */
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, r.ret);
+	map = map_cpu(self->fd, &self->cfg, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	munmap(map, self->cfg.ring_mmap_bytes);
 }
 
 /* A reader that writes nonsense to tail harms only its own samples. */

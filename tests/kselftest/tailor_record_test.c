@@ -863,6 +863,9 @@ static const struct bad_run bad_runs[] = {
 	{ { "-o", "/nonexistent/dir/x.rec", "--", "true" }, 1,
 	  "cannot create '/nonexistent/dir/x.rec'" },
 	{ { "-p", "4194000" }, 1, "no process 4194000" },
+	{ { "--source", "timer", "-c", "5000", "--", "true" }, 1,
+	  "period is from 10000 ns (10 us) to 60000000000 ns (a minute), not 5000" },
+	{ { "--source", "timer", "-c", "60000000001", "--", "true" }, 1, "not 60000000001" },
 };
 
 TEST(bad_options_and_failures_name_the_problem)

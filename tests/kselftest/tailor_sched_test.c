@@ -64,7 +64,8 @@ static void play_pingpong(int report)
 		_exit(7);
 }
 
-enum workload { PINGPONG, PINGPONG_IN_CHILD };
+/* The players in the target itself, or in a child it forks (dumpable or not). */
+enum workload { PINGPONG, PINGPONG_IN_CHILD, PINGPONG_IN_UNDUMPABLE_CHILD };
 
 struct target {
 	pid_t pid;
@@ -85,12 +86,15 @@ static pid_t spawn_target(enum workload w, struct target *t)
 		close(rep[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(3);
-		if (w == PINGPONG_IN_CHILD) {
+		if (w != PINGPONG) {
 			pid_t child = fork();
 
 			if (child == 0) {
 				pid_t me = getpid();
 
+				if (w == PINGPONG_IN_UNDUMPABLE_CHILD &&
+				    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+					_exit(9);
 				if (write(rep[1], &me, sizeof(me)) != sizeof(me))
 					_exit(8);
 				play_pingpong(rep[1]);
@@ -445,6 +449,67 @@ TEST(unprivileged_sessions_name_only_their_own_threads)
 	ASSERT_EQ(0, tailor_unload());
 	ASSERT_EQ(0, tailor_load(TAILOR_TEST_OPEN_GID));
 	EXPECT_EQ(0, run_as_test_user(unprivileged_run, NULL));
+	ASSERT_EQ(0, tailor_unload());
+	ASSERT_EQ(0, tailor_load(""));
+}
+
+/* The events of the players' process, and of the others; -1 if the run failed. */
+static int count_undumpable_run(size_t *of_players, size_t *of_others)
+{
+	struct run r;
+	size_t i;
+
+	*of_players = *of_others = 0;
+	if (record_run(PINGPONG_IN_UNDUMPABLE_CHILD, TAILOR_CFG_SWITCHES | TAILOR_CFG_CHILDREN, &r) ||
+	    r.exit_code)
+		return -1;
+	for (i = 0; i < r.b.nr; i++) {
+		const struct tailor_sample *s = sample_at(&r.b, i);
+
+		if (!tailor_who_is_event(s->who))
+			continue;
+		if (tailor_who_pid(s->who) == (uint32_t)r.players_pid)
+			++*of_players;
+		else
+			++*of_others;
+	}
+	sample_buf_free(&r.b);
+	return 0;
+}
+
+static int unprivileged_undumpable_run(void *unused)
+{
+	size_t players, others;
+
+	(void)unused;
+	if (count_undumpable_run(&players, &others))
+		return 1;
+	/* The target's own switches (it waits for its child) are there. */
+	if (!others)
+		return 2;
+	if (players) {
+		printf("# %zu events of the undumpable child recorded\n", players);
+		return 3;
+	}
+	return 0;
+}
+
+/*
+ * A child that made itself undumpable (PR_SET_DUMPABLE 0, as after a
+ * setuid exec) is out of an unprivileged session's sight, as ptrace would
+ * have it: none of its switches (before, all of them were recorded).  A
+ * session with CAP_PERFMON still sees them.
+ */
+TEST(undumpable_children_hidden_from_unprivileged_sessions)
+{
+	size_t players, others;
+
+	SKIP_UNLESS_LOADED();
+	ASSERT_EQ(0, count_undumpable_run(&players, &others));
+	EXPECT_LE(ROUNDS, players);
+	ASSERT_EQ(0, tailor_unload());
+	ASSERT_EQ(0, tailor_load(TAILOR_TEST_OPEN_GID));
+	EXPECT_EQ(0, run_as_test_user(unprivileged_undumpable_run, NULL));
 	ASSERT_EQ(0, tailor_unload());
 	ASSERT_EQ(0, tailor_load(""));
 }

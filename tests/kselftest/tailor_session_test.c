@@ -4,7 +4,10 @@
  * each bad input has its own error and leaves the session usable.
  * Needs tailor.ko loaded and root.
  */
+#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <linux/userfaultfd.h>
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
@@ -116,6 +119,15 @@ static void bad_freq(struct tailor_config *c)
 	c->sample_freq = TAILOR_MAX_FREQ + 1;
 }
 static void bad_period(struct tailor_config *c) { c->timer_period_ns = 100; }
+/* Negative as the hrtimer's signed time: re-armed at once, unthrottled. */
+static void bad_period_bit63(struct tailor_config *c)
+{
+	c->timer_period_ns = (1ull << 63) | 1000000;
+}
+static void bad_period_long(struct tailor_config *c)
+{
+	c->timer_period_ns = TAILOR_MAX_TIMER_NS + 1;
+}
 static void bad_regs(struct tailor_config *c) { c->regs_mask = 1ull << 9; /* flags */ }
 static void bad_noregs(struct tailor_config *c)
 {
@@ -156,6 +168,8 @@ static const struct bad_config bad_configs[] = {
 	{ "freq with period", bad_freq_and_period, EINVAL },
 	{ "freq too high", bad_freq, EINVAL },
 	{ "period below 10us", bad_period, EINVAL },
+	{ "period with bit 63", bad_period_bit63, EINVAL },
+	{ "period over a minute", bad_period_long, EINVAL },
 	{ "register neither GPR nor IP", bad_regs, EINVAL },
 	{ "NO_REGS with a mask", bad_noregs, EINVAL },
 	{ "no target", bad_no_target, EINVAL },
@@ -417,6 +431,88 @@ TEST(pebs_tsc_capability_matches_kernel)
 	       info.caps & TAILOR_CAP_PEBS_TSC ? "available" : "unavailable");
 	/* Built against the patched tree, the module must say so; else not. */
 	ASSERT_EQ(patched, !!(info.caps & TAILOR_CAP_PEBS_TSC));
+}
+
+struct stats_call {
+	int fd;
+	struct tailor_cpu_stats *cpus;
+	int err;
+};
+
+static void *stats_thread(void *arg)
+{
+	struct stats_call *c = arg;
+	struct tailor_stats st;
+
+	c->err = tailor_stats(c->fd, &st, c->cpus, 1);
+	return NULL;
+}
+
+static void *start_thread(void *arg)
+{
+	struct stats_call *c = arg;
+
+	c->err = ioctl(c->fd, TAILOR_IOC_START) ? -errno : 0;
+	return NULL;
+}
+
+/*
+ * STATS copies its per-CPU figures out to a page whose fault userfaultfd
+ * holds: the session's other ioctls go on meanwhile (before, STATS held
+ * the session's lock across the copy, and START waited for the fault).
+ */
+TEST_F(session, stats_copy_out_stalls_nothing)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_zeropage zero = { .mode = 0 };
+	struct stats_call stats = { .fd = self->fd, .err = 1 };
+	struct stats_call start = { .fd = self->fd, .err = 1 };
+	long page = sysconf(_SC_PAGESIZE);
+	pthread_t ts, tb;
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	int uffd, i;
+	void *area;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	area = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	reg.range.start = (uintptr_t)area;
+	reg.range.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
+
+	stats.cpus = area;
+	ASSERT_EQ(0, pthread_create(&ts, NULL, stats_thread, &stats));
+	/* STATS is in its copy-out once the fault arrives. */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	ASSERT_EQ(0, pthread_create(&tb, NULL, start_thread, &start));
+	for (i = 0; i < 200 && __atomic_load_n(&start.err, __ATOMIC_ACQUIRE) == 1; i++)
+		usleep(10000);
+	EXPECT_EQ(0, start.err) {
+		TH_LOG("START still waiting 2 s into STATS's fault on its copy-out");
+	}
+
+	/* Let the copy finish either way. */
+	zero.range.start = (uintptr_t)area;
+	zero.range.len = page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_ZEROPAGE, &zero));
+	pthread_join(ts, NULL);
+	pthread_join(tb, NULL);
+	EXPECT_EQ(0, stats.err);
+	EXPECT_EQ(0, start.err);
+	EXPECT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
+	munmap(area, page);
+	close(uffd);
 }
 
 TEST(device_is_root_only)

@@ -808,6 +808,11 @@ static int build_config(struct recorder *r, pid_t target)
 		fprintf(stderr, "tailor: the software clock has no data addresses; --data-addr ignored\n");
 	if (o->precise && !o->quiet)
 		fprintf(stderr, "tailor: --precise applies to PEBS only; ignored\n");
+	if (o->period && (o->period < TAILOR_MIN_TIMER_NS || o->period > TAILOR_MAX_TIMER_NS)) {
+		err_msg("record: the software clock's period is from %u ns (10 us) to %llu ns (a minute), not %" PRIu64,
+			TAILOR_MIN_TIMER_NS, (unsigned long long)TAILOR_MAX_TIMER_NS, o->period);
+		return -1;
+	}
 	cfg->timer_period_ns = o->period;
 	/*
 	 * A kernel sample of the software clock carries the user registers at
