@@ -44,7 +44,7 @@ KSFT_DIR ?= /usr/src/linux-source-6.1/tools/testing/selftests
 BOX ?= 6.1
 # kbuild writes kmod/tailor.mod.c beside the sources: not one of them.
 MODULE_SRCS := Kbuild kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
-	$(wildcard kmod/*.h kmod/uapi/*.h)
+	$(wildcard kmod/*.h kmod/include/uapi/*.h)
 
 .PHONY: all module userspace examples workloads kselftests check lint box demo clean \
 	tools man install install-dkms deb print-version print-libtailor
@@ -130,7 +130,7 @@ install: tools
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 		userspace/libtailor/libtailor.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libtailor.pc
 	install -m 644 $(LIBTAILOR_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tailor/
-	install -D -m 644 kmod/uapi/tailor.h $(DESTDIR)$(INCLUDEDIR)/tailor/uapi/tailor.h
+	install -D -m 644 kmod/include/uapi/tailor.h $(DESTDIR)$(INCLUDEDIR)/tailor/uapi/tailor.h
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(BUILD)/man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 $(BUILD)/man/*.5 $(DESTDIR)$(MANDIR)/man5/

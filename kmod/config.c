@@ -38,8 +38,8 @@ static int check_fields(const struct tailor_config *cfg)
 {
 	u32 f = cfg->flags;
 
-	if (cfg->size != sizeof(*cfg) ||
-	    cfg->abi_version < TAILOR_ABI_MIN_VERSION ||
+	/* The size was checked as the struct was copied in. */
+	if (cfg->abi_version < TAILOR_ABI_MIN_VERSION ||
 	    cfg->abi_version > TAILOR_ABI_VERSION)
 		return -EINVAL;
 	/* Version 1 knew neither the tag word flag nor its field (then reserved). */
@@ -247,7 +247,7 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	BUILD_BUG_ON(hweight64(TAILOR_REGS_CAPTURABLE) > TAILOR_MAX_REGS);
 	for_each_set_bit(bit, (unsigned long *)&plan->regs_mask, 64)
 		plan->reg_index[plan->nr_regs++] = bit;
-	plan->tsc_source = TAILOR_HAVE_PEBS_TSC &&
+	plan->tsc_source = tailor_pebs_tsc_available() &&
 			   plan->source == TAILOR_SOURCE_PEBS ?
 			   TAILOR_TSC_PEBS : TAILOR_TSC_HANDLER;
 

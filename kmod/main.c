@@ -65,6 +65,23 @@ static ssize_t pebs_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(pebs);
 
+/* Whether samples get the PEBS record's own TSC, and else why not. */
+static const char *pebs_tsc_state(void)
+{
+	if (!TAILOR_HAVE_PEBS_TSC)
+		return "not in this kernel, rdtsc in the handler";
+	if (!tailor_pebs_tsc_available())
+		return "kernel patched; no PEBS record TSC (format 3 on), rdtsc in the handler";
+	return "kernel patched, used";
+}
+
+static ssize_t pebs_tsc_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pebs_tsc_state());
+}
+static DEVICE_ATTR_RO(pebs_tsc);
+
 static ssize_t abi_version_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
@@ -77,6 +94,7 @@ static struct attribute *tailor_attrs[] = {
 	&dev_attr_tsc_khz_measured.attr,
 	&dev_attr_tsc_mult_shift.attr,
 	&dev_attr_pebs.attr,
+	&dev_attr_pebs_tsc.attr,
 	&dev_attr_abi_version.attr,
 	NULL,
 };
@@ -115,8 +133,7 @@ static int __init tailor_init(void)
 		TAILOR_ABI_VERSION, tailor_tsc.khz_kernel,
 		tailor_tsc.khz_measured, tailor_pebs_absent_reason(),
 		tailor_pebs_available() ? "" : "; sessions use the software clock",
-		TAILOR_HAVE_PEBS_TSC ? "kernel patched, used" :
-				       "not in this kernel, rdtsc in the handler");
+		pebs_tsc_state());
 	return 0;
 }
 

@@ -269,8 +269,9 @@ int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma)
 	return remap_vmalloc_range(vma, per_cpu_ptr(rings->cpu, cpu)->ctl, 0);
 }
 
-void tailor_rings_stats(struct tailor_rings *rings, int cpu,
-			struct tailor_cpu_stats *st)
+/* @cpu's figures into @st; returns its samples dropped for a kernel IP. */
+u64 tailor_rings_stats(struct tailor_rings *rings, int cpu,
+		       struct tailor_cpu_stats *st)
 {
 	struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
 	/* One read of each, so delivered + queued is exact once stopped. */
@@ -284,4 +285,5 @@ void tailor_rings_stats(struct tailor_rings *rings, int cpu,
 	st->throttled = READ_ONCE(ring->throttled);
 	st->delivered = head - queued;
 	st->queued = queued;
+	return READ_ONCE(ring->kernel_ip_dropped);
 }

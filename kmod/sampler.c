@@ -34,11 +34,18 @@
 #define PERF_THROTTLED_INTERRUPTS	(~0ULL)
 
 static unsigned int pebs_max_precise;
-static char pebs_reason[128] = "not probed";
+static unsigned int pebs_format;	/* IA32_PERF_CAPABILITIES[11:8] */
+static char pebs_reason[160] = "not probed";
 
 bool tailor_pebs_available(void)
 {
 	return pebs_max_precise > 0;
+}
+
+/* Records carry their TSC (format 3 on) and the kernel hands it over. */
+bool tailor_pebs_tsc_available(void)
+{
+	return TAILOR_HAVE_PEBS_TSC && tailor_pebs_available() && pebs_format >= 3;
 }
 
 unsigned int tailor_pebs_max_precise(void)
@@ -80,6 +87,22 @@ void tailor_sampler_probe(void)
 			 "the CPU reports no debug store, so no PEBS (a hypervisor may hide it)");
 		return;
 	}
+	/*
+	 * A hybrid part's P- and E-cores have PMUs of their own (cpu_core,
+	 * cpu_atom), and a counter of one samples only while its thread runs
+	 * on that kind of core: a profile of a part of the time, not said.
+	 */
+	if (boot_cpu_has(X86_FEATURE_HYBRID_CPU)) {
+		snprintf(pebs_reason, sizeof(pebs_reason),
+			 "a hybrid CPU: PEBS on one core type's PMU would sample only the time spent on it");
+		return;
+	}
+	if (boot_cpu_has(X86_FEATURE_PDCM)) {
+		u64 caps;
+
+		if (!rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+			pebs_format = (caps & PERF_CAP_PEBS_FORMAT) >> 8;
+	}
 	for (precise = 3; precise > 0; precise--) {
 		attr.precise_ip = precise;
 		event = perf_event_create_kernel_counter(&attr,
@@ -97,7 +120,8 @@ void tailor_sampler_probe(void)
 	perf_event_release_kernel(event);
 	pebs_max_precise = precise;
 	snprintf(pebs_reason, sizeof(pebs_reason),
-		 "available, precise level up to %u", precise);
+		 "available, precise level up to %u, record format %u", precise,
+		 pebs_format);
 }
 
 static u64 reg_value(const struct pt_regs *regs, unsigned int idx)
@@ -313,6 +337,15 @@ static void tailor_overflow(struct perf_event *event,
 	u32 i, tid, pid;
 	u64 *rec;
 
+	/*
+	 * A PEBS IP is the next instruction's with precise 1, and perf core
+	 * drops the resulting kernel IPs of a user-only counter only on its
+	 * sigtrap path: a session that excludes the kernel gets none.
+	 */
+	if (unlikely((plan->flags & TAILOR_CFG_EXCLUDE_KERNEL) && !user_mode(regs))) {
+		this_cpu_inc(s->rings.cpu->kernel_ip_dropped);
+		return;
+	}
 	rec = tailor_ring_begin(&s->rings, &ring);
 	if (event->hw.interrupts == PERF_THROTTLED_INTERRUPTS)
 		this_cpu_inc(s->rings.cpu->throttled);

@@ -117,21 +117,41 @@ static int tailor_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * The uapi header's rule for a struct that starts with its __u32 size:
+ * @ksize bytes at @k from the caller's @usize (read from @u), at least
+ * @ver0 and at most a page; zero-extended if smaller, and if larger, its
+ * bytes past @ksize zero (else -E2BIG).  Returns the size both know,
+ * which the reply is cut to, or an error.
+ */
+static int copy_struct_in(void *k, size_t ksize, size_t ver0,
+			  const void __user *u)
+{
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (const u32 __user *)u))
+		return -EFAULT;
+	if (usize < ver0 || usize > PAGE_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(k, ksize, u, usize);
+	if (err)
+		return err;
+	*(u32 *)k = min_t(u32, usize, ksize);
+	return *(u32 *)k;
+}
+
 static long ioctl_configure(struct tailor_session *s,
 			    struct tailor_config __user *ucfg)
 {
 	struct tailor_config cfg;
 	struct tailor_plan plan;
 	struct tailor_rings rings = {};
-	u32 size;
-	int err;
+	int size, err;
 
-	if (get_user(size, &ucfg->size))
-		return -EFAULT;
-	if (size != sizeof(cfg))
-		return -EINVAL;
-	if (copy_from_user(&cfg, ucfg, sizeof(cfg)))
-		return -EFAULT;
+	size = copy_struct_in(&cfg, sizeof(cfg), TAILOR_CONFIG_SIZE_VER0, ucfg);
+	if (size < 0)
+		return size;
 
 	mutex_lock(&s->lock);
 	if (s->state == TAILOR_STATE_RUNNING) {
@@ -150,7 +170,7 @@ static long ioctl_configure(struct tailor_session *s,
 		cfg.ring_mmap_bytes = rings.map_bytes;
 		cfg.ring_capacity = rings.capacity;
 	}
-	if (copy_to_user(ucfg, &cfg, sizeof(cfg))) {
+	if (copy_to_user(ucfg, &cfg, size)) {
 		err = -EFAULT;
 		goto out_rings;
 	}
@@ -242,12 +262,11 @@ static long ioctl_stats(struct tailor_session *s,
 	struct tailor_cpu_stats *cpus = NULL;
 	struct tailor_stats st;
 	unsigned int n = 0;
-	int cpu, err = 0;
+	int cpu, size, err = 0;
 
-	if (copy_from_user(&st, ust, sizeof(st)))
-		return -EFAULT;
-	if (st.size != sizeof(st))
-		return -EINVAL;
+	size = copy_struct_in(&st, sizeof(st), TAILOR_STATS_SIZE_VER0, ust);
+	if (size < 0)
+		return size;
 	ucpus = u64_to_user_ptr(st.cpus);
 	if (ucpus && st.nr_cpus) {
 		n = min_t(u32, st.nr_cpus, nr_cpu_ids);
@@ -258,11 +277,12 @@ static long ioctl_stats(struct tailor_session *s,
 
 	mutex_lock(&s->lock);
 	memset(&st.total, 0, sizeof(st.total));
+	st.kernel_ip_dropped = 0;
 	for_each_possible_cpu(cpu) {
 		struct tailor_cpu_stats c = {};
 
 		if (s->rings.cpu)
-			tailor_rings_stats(&s->rings, cpu, &c);
+			st.kernel_ip_dropped += tailor_rings_stats(&s->rings, cpu, &c);
 		st.total.produced += c.produced;
 		st.total.delivered += c.delivered;
 		st.total.lost += c.lost;
@@ -287,7 +307,7 @@ static long ioctl_stats(struct tailor_session *s,
 			err = -EFAULT;
 	}
 	kvfree(cpus);
-	if (!err && copy_to_user(ust, &st, sizeof(st)))
+	if (!err && copy_to_user(ust, &st, size))
 		err = -EFAULT;
 	return err;
 }
@@ -296,6 +316,9 @@ void tailor_fill_info(struct tailor_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
+	BUILD_BUG_ON(sizeof(struct tailor_config) < TAILOR_CONFIG_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tailor_stats) < TAILOR_STATS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct tailor_info) < TAILOR_INFO_SIZE_VER0);
 	info->abi_version = TAILOR_ABI_VERSION;
 	info->tsc_khz = tailor_tsc.khz_kernel;
 	info->tsc_khz_measured = tailor_tsc.khz_measured;
@@ -305,7 +328,7 @@ void tailor_fill_info(struct tailor_info *info)
 	info->caps |= TAILOR_CAP_ENTRY_IP;
 	if (tailor_pebs_available())
 		info->caps |= TAILOR_CAP_PEBS;
-	if (TAILOR_HAVE_PEBS_TSC)
+	if (tailor_pebs_tsc_available())
 		info->caps |= TAILOR_CAP_PEBS_TSC;
 	if (tailor_tsc.stable)
 		info->caps |= TAILOR_CAP_TSC_STABLE;
@@ -316,14 +339,14 @@ void tailor_fill_info(struct tailor_info *info)
 static long ioctl_info(struct tailor_info __user *uinfo)
 {
 	struct tailor_info info;
-	u32 size;
+	int size;
 
-	if (get_user(size, &uinfo->size))
-		return -EFAULT;
-	if (size != sizeof(info))
-		return -EINVAL;
+	size = copy_struct_in(&info, sizeof(info), TAILOR_INFO_SIZE_VER0, uinfo);
+	if (size < 0)
+		return size;
 	tailor_fill_info(&info);
-	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
+	info.size = size;
+	return copy_to_user(uinfo, &info, size) ? -EFAULT : 0;
 }
 
 static long tailor_ioctl(struct file *file, unsigned int cmd,

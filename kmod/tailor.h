@@ -27,7 +27,9 @@
 
 /*
  * The kernel patch in patches/ hands the PEBS record's own TSC to overflow
- * handlers; its flag is the build-time sign that the kernel has it.
+ * handlers; its flag is the build-time sign that the kernel has it.  The
+ * records hold a TSC from PEBS format 3 (Skylake) on, which the CPU says
+ * at load (tailor_pebs_tsc_available()).
  */
 #ifdef PERF_SAMPLE_HW_TSC
 #define TAILOR_HAVE_PEBS_TSC		1
@@ -50,6 +52,7 @@ struct tailor_ring {
 	u64 produced;
 	u64 lost;
 	u64 throttled;
+	u64 kernel_ip_dropped;	/* not produced: see tailor_stats */
 	int nesting;
 	struct tailor_ring_control *ctl;
 	u8 *buf;		/* records: ctl + TAILOR_RING_DATA_OFFSET */
@@ -151,11 +154,12 @@ bool tailor_ring_end(struct tailor_rings *rings, struct tailor_ring *ring,
 ssize_t tailor_rings_read(struct tailor_rings *rings, char __user *buf,
 			  size_t count);
 int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma);
-void tailor_rings_stats(struct tailor_rings *rings, int cpu,
-			struct tailor_cpu_stats *st);
+u64 tailor_rings_stats(struct tailor_rings *rings, int cpu,
+		       struct tailor_cpu_stats *st);
 
 /* sampler.c */
 bool tailor_pebs_available(void);
+bool tailor_pebs_tsc_available(void);
 unsigned int tailor_pebs_max_precise(void);
 const char *tailor_pebs_absent_reason(void);
 void tailor_sampler_probe(void);

@@ -84,8 +84,27 @@ checkpatch() {	# checkpatch ARGS...: from the kernel tree, with Debian's python
 # The uapi test: built and run with the sanitizers.
 uapi_test() {
 	gcc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -Ikmod tests/unit/uapi_test.c \
+		-fno-sanitize-recover=all -Ikmod/include tests/unit/uapi_test.c \
 		-o "$out/uapi_test" && "$out/uapi_test"
+}
+
+# The uapi header as the kernel checks its own (usr/include/Makefile):
+# C90, whose lack of inline is why the helpers are __inline__, and
+# headers_check.pl's rules on includes; and as C++ for C++ clients.
+uapi_header_check() {
+	local ksrc_uapi=/usr/src/linux-source-6.1/usr/include/headers_check.pl std
+	for std in c90 gnu11; do
+		echo '#include "uapi/tailor.h"' | gcc -std=$std -Wall -Werror \
+			-Werror=implicit-function-declaration -Ikmod/include -x c -fsyntax-only - ||
+			{ echo "uapi/tailor.h does not build as $std"; return 1; }
+	done
+	for std in c++98 c++17; do
+		echo '#include "uapi/tailor.h"' | g++ -std=$std -Wall -Wextra -Werror \
+			-Ikmod/include -x c++ -fsyntax-only - ||
+			{ echo "uapi/tailor.h does not build as $std"; return 1; }
+	done
+	[ -f "$ksrc_uapi" ] || { echo "$ksrc_uapi missing: run scripts/setup.sh"; return 1; }
+	perl "$ksrc_uapi" /usr/include x86 kmod/include/uapi/tailor.h
 }
 
 # bench/NAME.c built with the sanitizers into $out/NAME.
@@ -204,7 +223,7 @@ native() {
 		# Sources only: kbuild leaves a generated tailor.mod.c beside them.
 		check "checkpatch --strict on kmod/" "$out/checkpatch.log" \
 			checkpatch --terse -f $(ls "$top"/kmod/*.c "$top"/kmod/*.h \
-			"$top"/kmod/uapi/*.h | grep -v '\.mod\.c$')
+			"$top"/kmod/include/uapi/*.h | grep -v '\.mod\.c$')
 		# From the kernel tree: inside a git work tree checkpatch
 		# misreads patch files as files to check.
 		check "checkpatch --strict on patches/" "$out/checkpatch-patches.log" \
@@ -215,6 +234,8 @@ native() {
 	check "patches/ apply to linux-source-6.1" "$out/patches.log" \
 		tests/box/build-debug-kernel.sh --check-apply-only
 	check "uapi unit test (ASan, UBSan)" "$out/uapi_test.log" uapi_test
+	check "uapi header builds as C90, C11, C++98 and C++17 and passes headers_check.pl" \
+		"$out/uapi_header.log" uapi_header_check
 	check "tailor command, example engine and workloads build with -Werror" \
 		"$out/userspace.log" make -s -C "$top" userspace examples workloads
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit

@@ -5,7 +5,7 @@
  * noise it must first turn into a header.  Run once by hand when the
  * format changes:
  *
- *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Iuserspace/lib -Ikmod \
+ *   gcc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Iuserspace/lib -Ikmod/include \
  *       tests/fuzz/make_corpus.c userspace/lib/format/recording_writer.c \
  *       userspace/lib/format/sample_pack.c \
  *       -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus [SEED]

@@ -158,4 +158,71 @@ TEST_F(pebs, tsc_spacing_follows_cycle_period)
 	free(d);
 }
 
+/* A child that enters the kernel all the time: getppid() in a loop. */
+static pid_t spawn_syscall_loop(int *go_fd)
+{
+	int go_pipe[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(go_pipe))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		uint64_t end;
+
+		close(go_pipe[1]);
+		if (read(go_pipe[0], &c, 1) != 1)
+			_exit(3);
+		end = now_ns() + 500000000ull;
+		while (now_ns() < end)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(go_pipe[0]);
+	*go_fd = go_pipe[1];
+	return pid;
+}
+
+/*
+ * With precise 1 a PEBS IP is the next instruction's: after a SYSCALL,
+ * the kernel's entry.  A session that excludes the kernel delivers no
+ * kernel IP; what it drops is counted in kernel_ip_dropped (ABI 7).
+ */
+TEST_F(pebs, user_only_sessions_get_no_kernel_ip)
+{
+	struct tailor_stats st;
+	size_t i, kernel = 0;
+
+	if (!pebs_ready(_metadata, self))
+		return;
+	kill(self->child, SIGKILL);
+	waitpid(self->child, NULL, 0);
+	close(self->go_fd);
+	self->child = spawn_syscall_loop(&self->go_fd);
+	ASSERT_LT(0, self->child);
+	tailor_config_init(&self->cfg, self->child);
+	self->cfg.source = TAILOR_SOURCE_PEBS;
+	self->cfg.timer_period_ns = 0;
+	self->cfg.precise = 1;
+	self->cfg.sample_period = 20003;
+	self->cfg.flags |= TAILOR_CFG_EXCLUDE_KERNEL;
+	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
+	self->b.record_size = self->cfg.record_size;
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_START));
+	go(self->go_fd);
+	ASSERT_EQ(0, wait_exit_code(self->child));
+	self->child = 0;
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, drain_available(self->fd, &self->b));
+	ASSERT_EQ(0, tailor_stats(self->fd, &st, NULL, 0));
+	for (i = 0; i < self->b.nr; i++)
+		kernel += (int64_t)sample_at(&self->b, i)->ip < 0;
+	TH_LOG("%zu samples, %zu with a kernel IP, %llu dropped for one", self->b.nr, kernel,
+	       (unsigned long long)st.kernel_ip_dropped);
+	EXPECT_LT(0, self->b.nr);
+	EXPECT_EQ(0, kernel);
+}
+
 TEST_HARNESS_MAIN

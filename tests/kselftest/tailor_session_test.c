@@ -423,14 +423,93 @@ TEST(pebs_tsc_capability_matches_kernel)
 
 	if (access(TAILOR_DEVICE, F_OK))
 		SKIP(return, "%s missing: load tailor.ko first", TAILOR_DEVICE);
+	char state[200] = "";
+	FILE *f;
+
 	patched = kernel_has_symbol("perf_hw_clock_usable");
 	ASSERT_LE(0, patched);
 	ASSERT_EQ(0, tailor_info(&info));
-	TH_LOG("kernel %s tailor's patches; module says PEBS record TSC %s",
+	f = fopen("/sys/class/misc/tailor/pebs_tsc", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(state, sizeof(state), f));
+	fclose(f);
+	TH_LOG("kernel %s tailor's patches; module: PEBS record TSC %s; pebs_tsc: %s",
 	       patched ? "has" : "lacks",
-	       info.caps & TAILOR_CAP_PEBS_TSC ? "available" : "unavailable");
+	       info.caps & TAILOR_CAP_PEBS_TSC ? "available" : "unavailable", state);
 	/* Built against the patched tree, the module must say so; else not. */
-	ASSERT_EQ(patched, !!(info.caps & TAILOR_CAP_PEBS_TSC));
+	ASSERT_EQ(patched, !strncmp(state, "kernel patched", 14));
+	/*
+	 * Used only where PEBS records carry a TSC (format 3 on): never
+	 * without PEBS, as in the test box.
+	 */
+	ASSERT_EQ(!strcmp(state, "kernel patched, used\n"), !!(info.caps & TAILOR_CAP_PEBS_TSC));
+	if (!(info.caps & TAILOR_CAP_PEBS))
+		ASSERT_EQ(0, info.caps & TAILOR_CAP_PEBS_TSC);
+}
+
+/*
+ * ABI 7: the structs grow by size.  A larger struct of a later client is
+ * taken when what the module does not know is zero, and answered with
+ * the size both know; a smaller one than ABI 1-6's is refused; an ABI 6
+ * client's stats are answered in its own 72 bytes (before, any size but
+ * the module's own was -EINVAL).
+ */
+TEST_F(session, structs_extend_by_size)
+{
+	struct {
+		struct tailor_config cfg;
+		uint64_t later[4];
+	} big;
+	struct {
+		struct tailor_stats st;
+		uint64_t later[2];
+	} bigst;
+	struct {
+		struct tailor_info info;
+		uint64_t later[2];
+	} biginfo;
+	union {
+		struct tailor_stats st;
+		uint8_t bytes[sizeof(struct tailor_stats)];
+	} v6;
+
+	memset(&big, 0, sizeof(big));
+	tailor_config_init(&big.cfg, self->child);
+	big.cfg.size = sizeof(big);
+	ASSERT_EQ(0, tailor_configure(self->fd, &big.cfg));
+	EXPECT_EQ(sizeof(struct tailor_config), big.cfg.size);
+	EXPECT_EQ(32, big.cfg.record_size);
+	EXPECT_EQ(0, big.later[0] | big.later[3]);
+	big.later[2] = 1;
+	big.cfg.size = sizeof(big);
+	EXPECT_EQ(-E2BIG, tailor_configure(self->fd, &big.cfg));
+	big.later[2] = 0;
+	big.cfg.size = TAILOR_CONFIG_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, tailor_configure(self->fd, &big.cfg));
+
+	memset(&bigst, 0, sizeof(bigst));
+	bigst.st.size = sizeof(bigst);
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STATS, &bigst));
+	EXPECT_EQ(sizeof(struct tailor_stats), bigst.st.size);
+	bigst.later[1] = 7;
+	bigst.st.size = sizeof(bigst);
+	EXPECT_EQ(-1, ioctl(self->fd, TAILOR_IOC_STATS, &bigst));
+	EXPECT_EQ(E2BIG, errno);
+
+	/* An ABI 6 client: 72 bytes in, 72 out, nothing written past them. */
+	memset(&v6, 0xa5, sizeof(v6));
+	memset(&v6, 0, TAILOR_STATS_SIZE_VER0);
+	v6.st.size = TAILOR_STATS_SIZE_VER0;
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STATS, &v6));
+	EXPECT_EQ(TAILOR_STATS_SIZE_VER0, v6.st.size);
+	EXPECT_EQ(0xa5, v6.bytes[TAILOR_STATS_SIZE_VER0]);
+	EXPECT_EQ(0xa5, v6.bytes[sizeof(v6) - 1]);
+
+	memset(&biginfo, 0, sizeof(biginfo));
+	biginfo.info.size = sizeof(biginfo);
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_INFO, &biginfo));
+	EXPECT_EQ(sizeof(struct tailor_info), biginfo.info.size);
+	EXPECT_EQ(TAILOR_ABI_VERSION, biginfo.info.abi_version);
 }
 
 struct stats_call {

@@ -41,7 +41,7 @@ fi
 src=$out/src
 if make -s -C "$top" install-dkms DESTDIR="$src" >"$out/install-dkms.log" 2>&1 &&
 	[ -f "$src/usr/src/tailor-$version/dkms.conf" ] &&
-	[ -f "$src/usr/src/tailor-$version/kmod/uapi/tailor.h" ] &&
+	[ -f "$src/usr/src/tailor-$version/kmod/include/uapi/tailor.h" ] &&
 	[ -z "$(find "$src" -name '*.mod.c' -o -name '*.o' -o -name '*.ko')" ]; then
 	ok "make install-dkms: /usr/src/tailor-$version, sources only (no kbuild output)"
 else

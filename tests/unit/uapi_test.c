@@ -76,6 +76,20 @@ static void layout(void)
 	/* ABI 4 took the first reserved words: the struct did not grow. */
 	CHECK(sizeof(struct tailor_config) == 136);
 	CHECK(offsetof(struct tailor_config, ring_mmap_bytes) == 112);
+	/* Every client of ABI 1 to 6 passed these sizes (ABI 7: extensible). */
+	CHECK(TAILOR_CONFIG_SIZE_VER0 == 136);
+	CHECK(TAILOR_STATS_SIZE_VER0 == 72);
+	CHECK(TAILOR_INFO_SIZE_VER0 == 64);
+	CHECK(offsetof(struct tailor_stats, kernel_ip_dropped) == TAILOR_STATS_SIZE_VER0);
+	CHECK(sizeof(struct tailor_config) >= TAILOR_CONFIG_SIZE_VER0);
+	CHECK(sizeof(struct tailor_stats) >= TAILOR_STATS_SIZE_VER0);
+	CHECK(sizeof(struct tailor_info) >= TAILOR_INFO_SIZE_VER0);
+	/* The ioctl numbers of ABI 1 to 6, whatever the structs grow to. */
+	CHECK(TAILOR_IOC_INFO == 0xc040e600u);
+	CHECK(TAILOR_IOC_CONFIGURE == 0xc088e601u);
+	CHECK(TAILOR_IOC_START == 0xe602u);
+	CHECK(TAILOR_IOC_STOP == 0xe603u);
+	CHECK(TAILOR_IOC_STATS == 0xc048e604u);
 	/* The reader's tail on its own cache line, away from head. */
 	CHECK(offsetof(struct tailor_ring_control, head) == 0);
 	CHECK(offsetof(struct tailor_ring_control, tail) == 64);

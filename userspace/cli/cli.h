@@ -26,7 +26,7 @@ int device_open(void);
 int device_info(int fd, struct tailor_info *info);
 /* Configure; on failure prints why, naming the cause. */
 int device_configure(int fd, struct tailor_config *cfg, const char *event);
-int device_stats(int fd, struct tailor_stats *st);
+int device_stats(int fd, unsigned int abi_version, struct tailor_stats *st);
 const char *source_name(uint32_t source);
 
 /* Every possible CPU's ring, mapped (ABI 4); NULL for a CPU there is not. */

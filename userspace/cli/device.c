@@ -91,10 +91,11 @@ int device_configure(int fd, struct tailor_config *cfg, const char *event)
 	return -1;
 }
 
-int device_stats(int fd, struct tailor_stats *st)
+int device_stats(int fd, unsigned int abi_version, struct tailor_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
+	/* A module before ABI 7 takes its own size only. */
+	st->size = abi_version >= 7 ? sizeof(*st) : TAILOR_STATS_SIZE_VER0;
 	return ioctl(fd, TAILOR_IOC_STATS, st) ? -1 : 0;
 }
 

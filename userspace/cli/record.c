@@ -1117,7 +1117,7 @@ static void status_line(struct recorder *r, uint64_t now)
 	struct tailor_stats st;
 	double secs = (now - r->start_ns) / 1e9;
 
-	if (device_stats(r->fd, &st))
+	if (device_stats(r->fd, r->info.abi_version, &st))
 		return;
 	fprintf(stderr, "\r\033[Ktailor: %.1f s, %" PRIu64 " samples (%.0f/s), %" PRIu64 " lost",
 		secs, r->samples, secs > 0 ? r->samples / secs : 0.0,
@@ -1266,7 +1266,7 @@ static int finish(struct recorder *r, int exit_code)
 	err = more < 0;
 	if (r->sb)
 		err |= sideband_drain(r->sb, r->w) != 0;
-	device_stats(r->fd, &st);
+	device_stats(r->fd, r->info.abi_version, &st);
 	if (!tlr_writer_error(r->w))
 		err |= jit_files_carry(r->o->output, r->w,
 				       r->o->command ? r->start_wall_ns : 0, r->o->quiet) != 0;
@@ -1281,13 +1281,14 @@ static int finish(struct recorder *r, int exit_code)
 		 "stop_wall_ns=%" PRIu64 "\nstop_tsc=%" PRIu64 "\nreason=%s\n"
 		 "samples=%" PRIu64 "\nevents=%" PRIu64 "\nunknown_events=%" PRIu64 "\n"
 		 "produced=%llu\ndelivered=%llu\nlost=%llu\n"
-		 "throttled=%llu\nsideband_lost=%" PRIu64 "\n"
+		 "throttled=%llu\nkernel_ip_dropped=%llu\nsideband_lost=%" PRIu64 "\n"
 		 "stacks=%zu\nstacks_cut=%" PRIu64 "\nstack_frames_lost=%" PRIu64 "\n",
 		 wall_ns(), rdtsc(), r->reason, r->samples, r->events, r->unknown_events,
 		 (unsigned long long)st.total.produced,
 		 (unsigned long long)st.total.delivered,
 		 (unsigned long long)st.total.lost,
 		 (unsigned long long)st.total.throttled,
+		 (unsigned long long)st.kernel_ip_dropped,
 		 r->sb ? sideband_lost(r->sb) : 0, r->nr_stacks, r->stacks_cut,
 		 r->stack_frames_lost);
 	if (exit_code >= 0) {
@@ -1326,6 +1327,9 @@ static int finish(struct recorder *r, int exit_code)
 				r->nr_stacks, r->stacks_cut, r->cfg.callchain_max,
 				r->stack_frames_lost);
 	}
+	if (st.kernel_ip_dropped)
+		fprintf(stderr, "tailor: %llu samples with a kernel IP dropped: the session excludes the kernel, and PEBS reported the instruction after the sampled one (past a SYSCALL)\n",
+			(unsigned long long)st.kernel_ip_dropped);
 	if (st.total.lost)
 		fprintf(stderr, "tailor: %llu records were lost (the reader fell behind): try a lower -F or a larger --ring-records\n",
 			(unsigned long long)st.total.lost);

@@ -77,7 +77,7 @@ enum tlr_record_type {
 
 /*
  * A batch of samples exactly as /dev/tailor delivered them (struct
- * tailor_sample in kmod/uapi/tailor.h, record_size bytes each).
+ * tailor_sample in kmod/include/uapi/tailor.h, record_size bytes each).
  */
 struct tlr_samples {
 	uint32_t record_size;	/* >= 24, multiple of 8; = META record_size */
@@ -221,7 +221,7 @@ struct tlr_file {
 };
 
 /*
- * A call stack as the kernel gave it (kmod/uapi/tailor.h, perf's
+ * A call stack as the kernel gave it (kmod/include/uapi/tailor.h, perf's
  * PERF_SAMPLE_CALLCHAIN): leaf first, PERF_CONTEXT_* markers among the
  * addresses.  Ids count from 1, one more each record.
  */

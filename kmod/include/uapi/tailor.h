@@ -3,8 +3,18 @@
  * tailor: the ABI between tailor.ko (/dev/tailor) and its clients.
  *
  * This is the only header userspace includes from the module.  Every
- * struct starts with its own size and the ABI version, so a client built
- * against another version gets -EINVAL instead of silently misread data.
+ * struct starts with its own size, and the configuration with the ABI
+ * version its client speaks.  Since ABI 7 the structs grow at their end,
+ * as the kernel's own extensible structs do (copy_struct_from_user()):
+ * a client passes the size it was built with; the module reads a smaller
+ * struct of an earlier version (never below its *_SIZE_VER0, the size
+ * of ABI 1 to 6) as if the rest were zero, and a larger one of a later
+ * version if every byte the module does not know is zero (else E2BIG);
+ * it writes back only what both know, and sets size to that.  The ioctl
+ * numbers carry the VER0 sizes for good, so growing changes none.
+ *
+ * Process and thread ids (target_pid, and those in records) are in the
+ * pid namespace of the caller that configured the session.
  *
  * Session protocol, one session per open file:
  *   open("/dev/tailor")            mode 0600 root unless open_gid= is set
@@ -31,11 +41,12 @@
  * (struct tailor_ring_control, tailor_config.ring_mmap_bytes); 5 context
  * switches and wakeups as event records in the rings (TAILOR_CFG_SWITCHES,
  * TAILOR_CFG_WAKEUPS); 6 call stacks (TAILOR_CFG_CALLCHAIN,
- * tailor_config.callchain_max, was reserved32).  The module still takes
- * configurations of every earlier version, which cannot ask for what came
- * later.
+ * tailor_config.callchain_max, was reserved32); 7 structs that grow by
+ * size (above), and tailor_stats.kernel_ip_dropped.  The module still
+ * takes configurations of every earlier version, which cannot ask for
+ * what came later.
  */
-#define TAILOR_ABI_VERSION	6
+#define TAILOR_ABI_VERSION	7
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -187,7 +198,10 @@ struct tailor_config {
 	 */
 	__u32 callchain_max;
 	__u64 reserved;		/* must be zero */
+	/* Fields of later versions go here. */
 };
+
+#define TAILOR_CONFIG_SIZE_VER0	136	/* ABI 1 to 6 */
 
 /*
  * A sample: fixed size for a session (tailor_config.record_size), 8-byte
@@ -257,7 +271,7 @@ struct tailor_sample {
  */
 #define TAILOR_SF_EVENT		(TAILOR_SF_USER_REGS | TAILOR_SF_NO_REGS)
 
-static inline int tailor_who_is_event(__u64 who)
+static __inline__ int tailor_who_is_event(__u64 who)
 {
 	return ((who >> TAILOR_WHO_FLAGS_SHIFT) & TAILOR_SF_EVENT) == TAILOR_SF_EVENT;
 }
@@ -290,36 +304,36 @@ static inline int tailor_who_is_event(__u64 who)
 #define TAILOR_EV_OTHER_TID_SHIFT	16
 #define TAILOR_EV_OTHER_PID_SHIFT	38
 
-static inline __u64 tailor_ev_pack(__u32 kind, __u32 evflags, __u32 other_tid,
-				   __u32 other_pid)
+static __inline__ __u64 tailor_ev_pack(__u32 kind, __u32 evflags,
+				       __u32 other_tid, __u32 other_pid)
 {
 	return (__u64)(kind & 0xff) | ((__u64)(evflags & 0xff) << 8) |
 	       ((__u64)(other_tid & TAILOR_WHO_PID_MASK) << TAILOR_EV_OTHER_TID_SHIFT) |
 	       ((__u64)(other_pid & TAILOR_WHO_PID_MASK) << TAILOR_EV_OTHER_PID_SHIFT);
 }
 
-static inline __u32 tailor_ev_kind(__u64 word)
+static __inline__ __u32 tailor_ev_kind(__u64 word)
 {
 	return word & 0xff;
 }
 
-static inline __u32 tailor_ev_flags(__u64 word)
+static __inline__ __u32 tailor_ev_flags(__u64 word)
 {
 	return (word >> 8) & 0xff;
 }
 
-static inline __u32 tailor_ev_other_tid(__u64 word)
+static __inline__ __u32 tailor_ev_other_tid(__u64 word)
 {
 	return (word >> TAILOR_EV_OTHER_TID_SHIFT) & TAILOR_WHO_PID_MASK;
 }
 
-static inline __u32 tailor_ev_other_pid(__u64 word)
+static __inline__ __u32 tailor_ev_other_pid(__u64 word)
 {
 	return (word >> TAILOR_EV_OTHER_PID_SHIFT) & TAILOR_WHO_PID_MASK;
 }
 
-static inline __u64 tailor_who_pack(__u32 tid, __u32 pid, __u32 cpu,
-				    __u32 flags)
+static __inline__ __u64 tailor_who_pack(__u32 tid, __u32 pid, __u32 cpu,
+					__u32 flags)
 {
 	return ((__u64)(tid & TAILOR_WHO_PID_MASK) << TAILOR_WHO_TID_SHIFT) |
 	       ((__u64)(pid & TAILOR_WHO_PID_MASK) << TAILOR_WHO_PID_SHIFT) |
@@ -327,22 +341,22 @@ static inline __u64 tailor_who_pack(__u32 tid, __u32 pid, __u32 cpu,
 	       ((__u64)(flags & TAILOR_WHO_FLAGS_MASK) << TAILOR_WHO_FLAGS_SHIFT);
 }
 
-static inline __u32 tailor_who_tid(__u64 who)
+static __inline__ __u32 tailor_who_tid(__u64 who)
 {
 	return (who >> TAILOR_WHO_TID_SHIFT) & TAILOR_WHO_PID_MASK;
 }
 
-static inline __u32 tailor_who_pid(__u64 who)
+static __inline__ __u32 tailor_who_pid(__u64 who)
 {
 	return (who >> TAILOR_WHO_PID_SHIFT) & TAILOR_WHO_PID_MASK;
 }
 
-static inline __u32 tailor_who_cpu(__u64 who)
+static __inline__ __u32 tailor_who_cpu(__u64 who)
 {
 	return (who >> TAILOR_WHO_CPU_SHIFT) & TAILOR_WHO_CPU_MASK;
 }
 
-static inline __u32 tailor_who_flags(__u64 who)
+static __inline__ __u32 tailor_who_flags(__u64 who)
 {
 	return (who >> TAILOR_WHO_FLAGS_SHIFT) & TAILOR_WHO_FLAGS_MASK;
 }
@@ -384,8 +398,10 @@ struct tailor_info {
 	__u64 reserved[4];
 };
 
+#define TAILOR_INFO_SIZE_VER0	64	/* ABI 1 to 6 */
+
 #ifndef __KERNEL__	/* the kernel uses mul_u64_u32_shr() */
-static inline __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
+static __inline__ __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shift)
 {
 #ifdef __SIZEOF_INT128__
 	return (__u64)(((__uint128_t)tsc_delta * mult) >> shift);
@@ -457,20 +473,20 @@ struct tailor_ring_control {
  * head - ctl->tail is at most ctl->capacity unless the reader wrote a bad
  * tail.
  */
-static inline __u64 tailor_ring_head(const struct tailor_ring_control *ctl)
+static __inline__ __u64 tailor_ring_head(const struct tailor_ring_control *ctl)
 {
 	/* The records up to head are written before head is. */
 	return __atomic_load_n(&ctl->head, __ATOMIC_ACQUIRE);
 }
 
-static inline const void *tailor_ring_at(const struct tailor_ring_control *ctl, __u64 n)
+static __inline__ const void *tailor_ring_at(const struct tailor_ring_control *ctl, __u64 n)
 {
 	return (const char *)ctl + ctl->data_offset +
 	       (n & (ctl->capacity - 1)) * ctl->record_size;
 }
 
 /* The records before @head are read: their slots go back to the module. */
-static inline void tailor_ring_release(struct tailor_ring_control *ctl, __u64 head)
+static __inline__ void tailor_ring_release(struct tailor_ring_control *ctl, __u64 head)
 {
 	__atomic_store_n(&ctl->tail, head, __ATOMIC_RELEASE);
 }
@@ -488,8 +504,8 @@ struct tailor_cpu_stats {
 /*
  * TAILOR_IOC_STATS.  produced == delivered + lost + queued once the
  * session is stopped.  cpus, if non-zero, points to nr_cpus entries that
- * receive per-CPU figures (index = cpu); nr_cpus comes back as the number
- * written.
+ * receive per-CPU figures (index = cpu, zero for a CPU that cannot
+ * exist); nr_cpus comes back as the number written.
  */
 struct tailor_stats {
 	__u32 size;		/* sizeof(struct tailor_stats) */
@@ -500,13 +516,27 @@ struct tailor_stats {
 	__u32 target_exited;	/* the target process has exited */
 	__u32 nr_counters;	/* perf counters created at start */
 	__u32 reserved;
+	/*
+	 * ABI 7: samples of a session that excludes the kernel whose IP the
+	 * PMU gave in the kernel all the same, dropped, not delivered (PEBS
+	 * with precise 1 reports the next instruction's IP: after a SYSCALL,
+	 * the kernel's entry).  Counted apart from produced.
+	 */
+	__u64 kernel_ip_dropped;
+	/* Fields of later versions go here. */
 };
 
+#define TAILOR_STATS_SIZE_VER0	72	/* ABI 1 to 6 */
+
 #define TAILOR_IOC_MAGIC	0xE6
-#define TAILOR_IOC_INFO		_IOWR(TAILOR_IOC_MAGIC, 0, struct tailor_info)
-#define TAILOR_IOC_CONFIGURE	_IOWR(TAILOR_IOC_MAGIC, 1, struct tailor_config)
+/* With the VER0 sizes, whatever size the structs grow to. */
+#define TAILOR_IOC_INFO		_IOC(_IOC_READ | _IOC_WRITE, TAILOR_IOC_MAGIC, 0, \
+				     TAILOR_INFO_SIZE_VER0)
+#define TAILOR_IOC_CONFIGURE	_IOC(_IOC_READ | _IOC_WRITE, TAILOR_IOC_MAGIC, 1, \
+				     TAILOR_CONFIG_SIZE_VER0)
 #define TAILOR_IOC_START	_IO(TAILOR_IOC_MAGIC, 2)
 #define TAILOR_IOC_STOP		_IO(TAILOR_IOC_MAGIC, 3)
-#define TAILOR_IOC_STATS	_IOWR(TAILOR_IOC_MAGIC, 4, struct tailor_stats)
+#define TAILOR_IOC_STATS	_IOC(_IOC_READ | _IOC_WRITE, TAILOR_IOC_MAGIC, 4, \
+				     TAILOR_STATS_SIZE_VER0)
 
 #endif /* _UAPI_TAILOR_H */
