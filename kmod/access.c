@@ -31,14 +31,19 @@ static bool same_creds(const struct cred *cred, const struct cred *tcred)
 	       gid_eq(cred->gid, tcred->gid);
 }
 
-static bool ptrace_read_allowed(struct task_struct *task)
+/*
+ * @own_group: whether current's own threads pass as ptrace lets them.
+ * Not for a check on behalf of the configurer made by whoever starts the
+ * session (the file may have been passed on, even to the target).
+ */
+static bool ptrace_read_allowed(struct task_struct *task, bool own_group)
 {
 	const struct cred *cred = current_cred();
 	struct user_namespace *mm_ns = NULL;
 	bool allowed;
 	struct mm_struct *mm;
 
-	if (same_thread_group(task, current))
+	if (own_group && same_thread_group(task, current))
 		return true;
 
 	rcu_read_lock();
@@ -59,11 +64,11 @@ static bool ptrace_read_allowed(struct task_struct *task)
 	return allowed;
 }
 
-static int may_profile_locked(struct task_struct *task)
+static int may_profile_locked(struct task_struct *task, bool own_group)
 {
 	if (perfmon_capable())
 		return 0;
-	return ptrace_read_allowed(task) ? 0 : -EACCES;
+	return ptrace_read_allowed(task, own_group) ? 0 : -EACCES;
 }
 
 /* 0 if current may sample @task, else -EACCES (as perf_event_open()). */
@@ -75,7 +80,7 @@ int tailor_may_profile(struct task_struct *task)
 	ret = down_read_interruptible(&task->signal->exec_update_lock);
 	if (ret)
 		return ret;
-	ret = may_profile_locked(task);
+	ret = may_profile_locked(task, true);
 	up_read(&task->signal->exec_update_lock);
 	return ret;
 }
@@ -85,26 +90,42 @@ int tailor_may_profile(struct task_struct *task)
  * the file was passed to, and an exec in between may have made the target
  * privileged.  So, like perf_event_open() does across its check and the
  * install, hold off exec of @task's process while the caller creates
- * counters, and check again with the credentials of whoever configured.
- * On success the caller must call tailor_profile_unlock().
+ * counters, and check again with the credentials of whoever configured,
+ * @cred: they stay in force until tailor_profile_unlock(), so that the
+ * PMU driver's own checks as the counters are created (a raw event's
+ * AnyThread bit wants CAP_PERFMON) see the configurer too, not whoever
+ * started.  On success the caller checks each thread with
+ * tailor_may_profile_thread() and must call tailor_profile_unlock()
+ * with *@old.
  */
-int tailor_profile_lock(struct task_struct *task, const struct cred *cred)
+int tailor_profile_lock(struct task_struct *task, const struct cred *cred,
+			const struct cred **old)
 {
-	const struct cred *old;
 	int ret;
 
 	ret = down_read_interruptible(&task->signal->exec_update_lock);
 	if (ret)
 		return ret;
-	old = override_creds(cred);
-	ret = may_profile_locked(task);
-	revert_creds(old);
-	if (ret)
+	*old = override_creds(cred);
+	ret = may_profile_locked(task, false);
+	if (ret) {
+		revert_creds(*old);
 		up_read(&task->signal->exec_update_lock);
+	}
 	return ret;
 }
 
-void tailor_profile_unlock(struct task_struct *task)
+/*
+ * A thread of the locked process: its credentials may differ from its
+ * leader's (setresuid(2) is per thread underneath libc).
+ */
+int tailor_may_profile_thread(struct task_struct *t)
 {
+	return may_profile_locked(t, false);
+}
+
+void tailor_profile_unlock(struct task_struct *task, const struct cred *old)
+{
+	revert_creds(old);
 	up_read(&task->signal->exec_update_lock);
 }

@@ -14,6 +14,8 @@
 #include <linux/sched/task.h>
 #include <linux/perf_event.h>
 #include <linux/cred.h>
+#include <linux/security.h>
+#include <asm/perf_event.h>
 #include "tailor.h"
 
 /* The flags each ABI version knew. */
@@ -251,11 +253,27 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 			   plan->source == TAILOR_SOURCE_PEBS ?
 			   TAILOR_TSC_PEBS : TAILOR_TSC_HANDLER;
 
-	/* What perf_event_open() requires CAP_PERFMON for. */
+	/*
+	 * What perf_event_open() requires CAP_PERFMON for: every CPU, kernel
+	 * code, and a raw event with the AnyThread bit, which counts the
+	 * sibling hyperthread's work too (the PMU driver's perf_allow_cpu()).
+	 */
 	if (!perfmon_capable() &&
 	    ((cfg->flags & TAILOR_CFG_ALL_CPUS) ||
-	     !(cfg->flags & TAILOR_CFG_EXCLUDE_KERNEL)))
+	     !(cfg->flags & TAILOR_CFG_EXCLUDE_KERNEL) ||
+	     (cfg->event_type == TAILOR_EVENT_RAW &&
+	      (cfg->event_config & ARCH_PERFMON_EVENTSEL_ANY))))
 		return -EPERM;
+	/*
+	 * perf_event_open() asks lockdown before it samples registers
+	 * (LOCKDOWN_PERF, the confidentiality level); so does tailor, whose
+	 * sessions capture them unless TAILOR_CFG_NO_REGS.
+	 */
+	if (plan->regs_mask) {
+		err = security_locked_down(LOCKDOWN_PERF);
+		if (err)
+			return err;
+	}
 	if (!(cfg->flags & TAILOR_CFG_ALL_CPUS)) {
 		err = resolve_target(cfg->target_pid, &plan->target);
 		if (err)

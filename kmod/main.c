@@ -20,7 +20,7 @@
 static int open_gid = -1;
 module_param(open_gid, int, 0444);
 MODULE_PARM_DESC(open_gid,
-		 "group (gid) whose members may open /dev/tailor; default -1: root only (mode 0600)");
+		 "group (gid) whose members may open /dev/tailor; default -1: root only (mode 0600). Members then profile, user mode only, processes whose user and group ids are all theirs and that are dumpable, as perf would at perf_event_paranoid 2; this overrides a stricter perf_event_paranoid (Debian's 3) and LSM ptrace rules (AppArmor, Yama), which a module cannot consult. Lockdown is kept.");
 
 /* In the initial namespace: a caller's own user namespace could map any gid. */
 static kgid_t open_kgid = INVALID_GID;

@@ -525,6 +525,8 @@ static int attach_process(struct tailor_session *s)
 		n = collect_new_threads(s, batch, want);
 		for (i = 0; i < n; i++) {
 			if (!err)
+				err = tailor_may_profile_thread(batch[i]);
+			if (!err)
 				err = add_task(s, batch[i]);
 			if (err) {
 				put_task_struct(batch[i]);
@@ -545,15 +547,16 @@ static int attach_process(struct tailor_session *s)
 int tailor_sampler_attach_new(struct tailor_session *s)
 {
 	struct task_struct *leader;
+	const struct cred *old;
 	int err;
 
 	leader = get_pid_task(s->plan.target, PIDTYPE_TGID);
 	if (!leader)
 		return -ESRCH;
-	err = tailor_profile_lock(leader, s->plan.cred);
+	err = tailor_profile_lock(leader, s->plan.cred, &old);
 	if (!err) {
 		err = attach_process(s);
-		tailor_profile_unlock(leader);
+		tailor_profile_unlock(leader, old);
 	}
 	put_task_struct(leader);
 	return err;
@@ -565,8 +568,11 @@ int tailor_sampler_attach_new(struct tailor_session *s)
  */
 static int attach_cpus(struct tailor_session *s)
 {
+	const struct cred *old;
 	int cpu, err = 0;
 
+	/* The PMU driver's checks see whoever configured, as for a process. */
+	old = override_creds(s->plan.cred);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct perf_event *event;
@@ -585,6 +591,7 @@ static int attach_cpus(struct tailor_session *s)
 		}
 	}
 	cpus_read_unlock();
+	revert_creds(old);
 	return err;
 }
 

@@ -192,8 +192,10 @@ void tailor_plan_release(struct tailor_plan *plan);
 
 /* access.c */
 int tailor_may_profile(struct task_struct *task);
-int tailor_profile_lock(struct task_struct *task, const struct cred *cred);
-void tailor_profile_unlock(struct task_struct *task);
+int tailor_profile_lock(struct task_struct *task, const struct cred *cred,
+			const struct cred **old);
+int tailor_may_profile_thread(struct task_struct *t);
+void tailor_profile_unlock(struct task_struct *task, const struct cred *old);
 
 /* session.c */
 extern const struct file_operations tailor_fops;

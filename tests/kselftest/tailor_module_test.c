@@ -7,6 +7,7 @@
  * tailor.ko loaded with default parameters.  Needs root and the path of
  * tailor.ko in $TAILOR_KO (default /tailor/tailor.ko).
  */
+#include <pthread.h>
 #include <sys/stat.h>
 #include "tailor_util.h"
 #include "kselftest_harness.h"
@@ -209,6 +210,176 @@ TEST_F(module, open_gid_admits_group_with_perf_rules)
 		_exit(open_errno(NULL));
 	}
 	EXPECT_EQ(EACCES, wait_exit_code(pid));
+}
+
+/*
+ * The target starts the session itself, on the file it inherited, after
+ * making itself undumpable (which takes it out of its user's reach, as
+ * ptrace would have it).  START checks with the configurer's credentials
+ * and no "own process" shortcut: -EACCES (before, the target passed as
+ * the caller's own thread group, and was sampled).  0 if so, else a step.
+ */
+static int target_starts_itself(void *unused)
+{
+	struct tailor_config cfg;
+	int fd, go_pipe[2], status;
+	pid_t target;
+	char c;
+
+	(void)unused;
+	fd = tailor_open();
+	if (fd < 0 || pipe(go_pipe))
+		return 1;
+	target = fork();
+	if (target == 0) {
+		close(go_pipe[1]);
+		if (read(go_pipe[0], &c, 1) != 1)
+			_exit(2);
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+			_exit(3);
+		_exit(ioctl(fd, TAILOR_IOC_START) ? errno : 0);
+	}
+	close(go_pipe[0]);
+	tailor_config_init(&cfg, target);
+	if (tailor_configure(fd, &cfg))
+		return 4;
+	go(go_pipe[1]);
+	status = wait_exit_code(target);
+	close(fd);
+	if (status != EACCES) {
+		printf("# the undumpable target's own START gave %d, not EACCES (%d)\n",
+		       status, EACCES);
+		return 5;
+	}
+	return 0;
+}
+
+TEST_F(module, start_checks_the_configurer_not_the_caller)
+{
+	ASSERT_EQ(0, reload(TAILOR_TEST_OPEN_GID));
+	EXPECT_EQ(0, run_as_test_user(target_starts_itself, NULL));
+}
+
+/* Sleeps as root in a thread of a target whose leader becomes the test user. */
+static void *root_thread(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+/*
+ * A process whose main thread is the test user's (setresuid(2) through
+ * the raw syscall changes one thread) while another thread stays root:
+ * its leader passes configure's check, and START checks every thread, so
+ * the root one refuses it (before, only the leader was checked and the
+ * root thread got a counter).
+ */
+static pid_t spawn_mixed_creds_target(int *ready_fd)
+{
+	int ready[2];
+	pid_t pid;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		close(ready[0]);
+		if (pthread_create(&t, NULL, root_thread, NULL))
+			_exit(2);
+		if (syscall(SYS_setresgid, TAILOR_TEST_GID, TAILOR_TEST_GID, TAILOR_TEST_GID) ||
+		    syscall(SYS_setresuid, TAILOR_TEST_UID, TAILOR_TEST_UID, TAILOR_TEST_UID) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(3);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(4);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	*ready_fd = ready[0];
+	return pid;
+}
+
+static int start_on_mixed_target(void *arg)
+{
+	pid_t target = *(pid_t *)arg;
+	struct tailor_config cfg;
+	int fd, err;
+
+	fd = tailor_open();
+	if (fd < 0)
+		return 1;
+	tailor_config_init(&cfg, target);
+	if (tailor_configure(fd, &cfg))
+		return 2;
+	err = ioctl(fd, TAILOR_IOC_START) ? errno : 0;
+	close(fd);
+	if (err != EACCES) {
+		printf("# START on a target with a root thread gave %d, not EACCES (%d)\n",
+		       err, EACCES);
+		return 3;
+	}
+	return 0;
+}
+
+TEST_F(module, start_checks_every_thread)
+{
+	int ready_fd;
+	pid_t target;
+	char c;
+
+	ASSERT_EQ(0, reload(TAILOR_TEST_OPEN_GID));
+	target = spawn_mixed_creds_target(&ready_fd);
+	ASSERT_LT(0, target);
+	ASSERT_EQ(1, read(ready_fd, &c, 1));
+	EXPECT_EQ(0, run_as_test_user(start_on_mixed_target, &target));
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	close(ready_fd);
+}
+
+/* A raw event's AnyThread bit (21) counts the sibling hyperthread too. */
+static int any_thread_refused(void *arg)
+{
+	pid_t target = *(pid_t *)arg;
+	struct tailor_config cfg;
+	int fd, err;
+
+	fd = tailor_open();
+	if (fd < 0)
+		return 1;
+	tailor_config_init(&cfg, target);
+	cfg.source = TAILOR_SOURCE_AUTO;
+	cfg.timer_period_ns = 0;
+	cfg.event_type = TAILOR_EVENT_RAW;
+	cfg.event_config = 0x2000c0;	/* INST_RETIRED.ANY_P, AnyThread */
+	err = tailor_configure(fd, &cfg);
+	close(fd);
+	if (err != -EPERM) {
+		printf("# a raw AnyThread event gave %d, not -EPERM\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+TEST_F(module, any_thread_needs_perfmon)
+{
+	int go_fd;
+	pid_t pid;
+
+	ASSERT_EQ(0, reload(TAILOR_TEST_OPEN_GID));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (drop_root_to_test_user() || prctl(PR_SET_DUMPABLE, 1))
+			_exit(100);
+		pid = spawn_tagged_child(1, 1, &go_fd);
+		_exit(pid < 0 ? 101 : any_thread_refused(&pid));
+	}
+	EXPECT_EQ(0, wait_exit_code(pid));
 }
 
 TEST_HARNESS_MAIN
