@@ -28,7 +28,91 @@
 #include <linux/uaccess.h>
 #include <linux/log2.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/sched/user.h>
+#include <linux/sched/signal.h>
+#include <linux/moduleparam.h>
 #include "tailor.h"
+
+/*
+ * Rings are pinned kernel memory that a user asks for: like perf's
+ * mmap()ed buffers (perf_event_mlock_kb), they are charged to the user's
+ * locked memory, which perf and io_uring count too, across all of the
+ * user's sessions, and refused past an allowance per possible CPU plus
+ * RLIMIT_MEMLOCK, unless the caller has CAP_IPC_LOCK or CAP_PERFMON.
+ * Their pages are also charged to the caller's memory cgroup.
+ */
+static unsigned int user_ring_kb = 8192;
+module_param(user_ring_kb, uint, 0644);
+MODULE_PARM_DESC(user_ring_kb,
+		 "KiB of ring memory per possible CPU one user may hold across sessions without CAP_IPC_LOCK or CAP_PERFMON, beyond RLIMIT_MEMLOCK (default 8192)");
+
+static int charge_user(struct tailor_rings *rings, unsigned long pages)
+{
+	struct user_struct *user = get_current_user();
+	unsigned long limit, locked;
+
+	limit = ((unsigned long)READ_ONCE(user_ring_kb) >> (PAGE_SHIFT - 10)) *
+		num_possible_cpus() + (rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT);
+	locked = atomic_long_add_return(pages, &user->locked_vm);
+	if (locked > limit && !capable(CAP_IPC_LOCK) && !perfmon_capable()) {
+		atomic_long_sub(pages, &user->locked_vm);
+		free_uid(user);
+		return -EPERM;
+	}
+	rings->user = user;
+	rings->charged = pages;
+	return 0;
+}
+
+static void uncharge_user(struct tailor_rings *rings)
+{
+	if (!rings->user)
+		return;
+	atomic_long_sub(rings->charged, &rings->user->locked_vm);
+	free_uid(rings->user);
+	rings->user = NULL;
+	rings->charged = 0;
+}
+
+/*
+ * One CPU's area: zeroed pages from the CPU's node, charged to the
+ * memory cgroup (vmalloc_user() takes no GFP flags), mapped into the
+ * kernel with VM_USERMAP, which remap_vmalloc_range() wants.  Every page
+ * is present before the NMI handler touches it.
+ */
+static int area_alloc(struct tailor_ring *ring, u64 bytes, int cpu)
+{
+	unsigned long i, nr = bytes >> PAGE_SHIFT;
+
+	ring->pages = kvcalloc(nr, sizeof(*ring->pages), GFP_KERNEL_ACCOUNT);
+	if (!ring->pages)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		ring->pages[i] = alloc_pages_node(cpu_to_node(cpu),
+						  GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+						  __GFP_NOWARN, 0);
+		if (!ring->pages[i])
+			return -ENOMEM;
+	}
+	ring->ctl = vmap(ring->pages, nr, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	return ring->ctl ? 0 : -ENOMEM;
+}
+
+static void area_free(struct tailor_ring *ring, u64 bytes)
+{
+	unsigned long i, nr = bytes >> PAGE_SHIFT;
+
+	if (ring->ctl)
+		vunmap(ring->ctl);
+	ring->ctl = NULL;
+	if (!ring->pages)
+		return;
+	for (i = 0; i < nr && ring->pages[i]; i++)
+		__free_page(ring->pages[i]);
+	kvfree(ring->pages);
+	ring->pages = NULL;
+}
 
 /* The layout the uapi header promises, and room for it in one page. */
 static_assert(offsetof(struct tailor_ring_control, tail) == 64);
@@ -37,7 +121,7 @@ static_assert(sizeof(struct tailor_ring_control) <= TAILOR_RING_DATA_OFFSET);
 int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 		       u32 record_size, u32 wakeup)
 {
-	int cpu;
+	int cpu, err;
 
 	/* The default holds 32768 records or 2 MiB, whichever is less (stacks are big). */
 	if (!capacity)
@@ -57,28 +141,28 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 	if (wakeup > capacity)
 		return -EINVAL;
 
+	rings->map_bytes = TAILOR_RING_DATA_OFFSET +
+			   PAGE_ALIGN((u64)capacity * record_size);
+	err = charge_user(rings, (rings->map_bytes >> PAGE_SHIFT) *
+				 num_possible_cpus());
+	if (err)
+		return err;
 	rings->cpu = alloc_percpu(struct tailor_ring);
-	if (!rings->cpu)
+	if (!rings->cpu) {
+		uncharge_user(rings);
 		return -ENOMEM;
+	}
 	rings->capacity = capacity;
 	rings->record_size = record_size;
 	rings->wakeup = wakeup;
-	rings->map_bytes = TAILOR_RING_DATA_OFFSET +
-			   PAGE_ALIGN((u64)capacity * record_size);
 
 	for_each_possible_cpu(cpu) {
 		struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
 
-		/*
-		 * vmalloc_user(): zeroed, so every page is present before NMI
-		 * touches it, and VM_USERMAP, which remap_vmalloc_range()
-		 * wants.  It has no node argument, so the pages come from any
-		 * node.
-		 */
-		ring->ctl = vmalloc_user(rings->map_bytes);
-		if (!ring->ctl) {
+		err = area_alloc(ring, rings->map_bytes, cpu);
+		if (err) {
 			tailor_rings_free(rings);
-			return -ENOMEM;
+			return err;
 		}
 		ring->buf = (u8 *)ring->ctl + TAILOR_RING_DATA_OFFSET;
 		ring->ctl->data_offset = TAILOR_RING_DATA_OFFSET;
@@ -95,9 +179,10 @@ void tailor_rings_free(struct tailor_rings *rings)
 	if (!rings->cpu)
 		return;
 	for_each_possible_cpu(cpu)
-		vfree(per_cpu_ptr(rings->cpu, cpu)->ctl);
+		area_free(per_cpu_ptr(rings->cpu, cpu), rings->map_bytes);
 	free_percpu(rings->cpu);
 	rings->cpu = NULL;
+	uncharge_user(rings);
 }
 
 /* What a consumer may take: head - tail, or 0 for a tail out of range. */

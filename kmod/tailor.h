@@ -56,6 +56,7 @@ struct tailor_ring {
 	int nesting;
 	struct tailor_ring_control *ctl;
 	u8 *buf;		/* records: ctl + TAILOR_RING_DATA_OFFSET */
+	struct page **pages;	/* ctl's pages, charged to the memory cgroup */
 };
 
 #define TAILOR_RING_DATA_OFFSET	PAGE_SIZE
@@ -66,6 +67,8 @@ struct tailor_rings {
 	u32 record_size;	/* bytes */
 	u32 wakeup;		/* queued records that wake readers */
 	u64 map_bytes;		/* one CPU's area: control page and records */
+	struct user_struct *user;	/* charged for the pages, as perf's mmap */
+	unsigned long charged;		/* pages in user->locked_vm */
 };
 
 enum tailor_state {

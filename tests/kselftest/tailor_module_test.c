@@ -8,6 +8,7 @@
  * tailor.ko in $TAILOR_KO (default /tailor/tailor.ko).
  */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "tailor_util.h"
 #include "kselftest_harness.h"
@@ -380,6 +381,66 @@ TEST_F(module, any_thread_needs_perfmon)
 		_exit(pid < 0 ? 101 : any_thread_refused(&pid));
 	}
 	EXPECT_EQ(0, wait_exit_code(pid));
+}
+
+/*
+ * Rings are charged to their user across sessions: with RLIMIT_MEMLOCK
+ * 0, the allowance is user_ring_kb (8 MiB) per possible CPU, so sessions
+ * of 2 MiB per CPU (the unprivileged maximum, plus a control page) fit 3
+ * at a time, the 4th is refused, and closing one makes room (before, one
+ * user could pin 4 MiB per session without end: 411 sessions took 1.6
+ * GiB).  0, or the step that failed.
+ */
+#define RING_SESSIONS	16
+
+static int rings_charged_per_user(void *unused)
+{
+	struct rlimit none = { 0, 0 };
+	int fds[RING_SESSIONS], ok = 0, refused = 0, i, err = 0;
+	struct tailor_config cfg;
+	pid_t target;
+	int go_fd;
+
+	(void)unused;
+	if (setrlimit(RLIMIT_MEMLOCK, &none))
+		return 1;
+	target = spawn_tagged_child(1, 1, &go_fd);
+	if (target < 0)
+		return 2;
+	for (i = 0; i < RING_SESSIONS; i++) {
+		fds[i] = tailor_open();
+		if (fds[i] < 0)
+			return 3;
+		tailor_config_init(&cfg, target);
+		cfg.ring_records = (2u << 20) / 32;
+		err = tailor_configure(fds[i], &cfg);
+		if (!err)
+			ok++;
+		else if (err == -EPERM)
+			refused++;
+		else
+			return 4;
+	}
+	printf("# %d sessions of 2 MiB per CPU configured, %d refused\n", ok, refused);
+	if (ok != 3)
+		return 5;
+	/* The first session's rings go: a refused one fits now. */
+	close(fds[0]);
+	tailor_config_init(&cfg, target);
+	cfg.ring_records = (2u << 20) / 32;
+	if (tailor_configure(fds[RING_SESSIONS - 1], &cfg))
+		return 6;
+	for (i = 1; i < RING_SESSIONS; i++)
+		close(fds[i]);
+	go(go_fd);
+	wait_exit_code(target);
+	return 0;
+}
+
+TEST_F(module, rings_are_charged_to_their_user)
+{
+	ASSERT_EQ(0, reload(TAILOR_TEST_OPEN_GID));
+	EXPECT_EQ(0, run_as_test_user(rings_charged_per_user, NULL));
 }
 
 TEST_HARNESS_MAIN

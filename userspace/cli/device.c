@@ -72,7 +72,7 @@ int device_configure(int fd, struct tailor_config *cfg, const char *event)
 			event);
 		break;
 	case EPERM:
-		err_msg("not allowed: sampling all CPUs, kernel code or a raw event with the AnyThread bit needs CAP_PERFMON (run as root); a kernel locked down for confidentiality lets no session capture registers (--regs none)");
+		err_msg("not allowed: sampling all CPUs, kernel code or a raw event with the AnyThread bit needs CAP_PERFMON (run as root); a kernel locked down for confidentiality lets no session capture registers (--regs none); and a user's rings are limited across sessions (tailor.ko's user_ring_kb per CPU, plus RLIMIT_MEMLOCK)");
 		break;
 	case EACCES:
 		err_msg("not allowed to profile process %d: you may only profile processes you could ptrace",
