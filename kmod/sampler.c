@@ -404,32 +404,40 @@ static int add_event(struct tailor_session *s, struct perf_event *event)
 	return 0;
 }
 
-/* Remember @t (a reference moves to the session) so it is not seen again. */
+/*
+ * Remember @t (a reference moves to the session) so it is not seen again.
+ * An entry under its tid that is another task is one that exited and
+ * whose tid was reused: it goes.
+ */
 static int add_task(struct tailor_session *s, struct task_struct *t)
 {
-	if (s->nr_tasks == s->max_tasks) {
-		unsigned int max = max(16U, s->max_tasks * 2);
-		struct task_struct **tasks;
+	struct task_struct *old;
 
-		tasks = krealloc_array(s->tasks, max, sizeof(*tasks),
-				       GFP_KERNEL);
-		if (!tasks)
-			return -ENOMEM;
-		s->tasks = tasks;
-		s->max_tasks = max;
-	}
-	s->tasks[s->nr_tasks++] = t;
+	old = xa_store(&s->tasks, t->pid, t, GFP_KERNEL);
+	if (xa_is_err(old))
+		return xa_err(old);
+	if (old && old != t)
+		put_task_struct(old);
 	return 0;
 }
 
 static bool task_known(struct tailor_session *s, struct task_struct *t)
 {
-	unsigned int i;
+	return xa_load(&s->tasks, t->pid) == t;
+}
 
-	for (i = 0; i < s->nr_tasks; i++)
-		if (s->tasks[i] == t)
-			return true;
-	return false;
+/* Threads that have exited are let go (their counters went with them). */
+void tailor_sampler_forget_exited(struct tailor_session *s)
+{
+	struct task_struct *t;
+	unsigned long tid;
+
+	xa_for_each(&s->tasks, tid, t) {
+		if (!(READ_ONCE(t->flags) & PF_EXITING))
+			continue;
+		xa_erase(&s->tasks, tid);
+		put_task_struct(t);
+	}
 }
 
 /*
@@ -457,6 +465,7 @@ static bool task_has_inherited_counter(struct tailor_session *s,
 	return found;
 }
 
+/* 1 if @t got a counter of its own, 0 if it had one or is exiting, or an error. */
 static int attach_task(struct tailor_session *s, struct task_struct *t)
 {
 	struct perf_event *event;
@@ -471,9 +480,11 @@ static int attach_task(struct tailor_session *s, struct task_struct *t)
 		return PTR_ERR(event) == -ESRCH ? 0 : PTR_ERR(event);
 	}
 	err = add_event(s, event);
-	if (err)
+	if (err) {
 		perf_event_release_kernel(event);
-	return err;
+		return err;
+	}
+	return 1;
 }
 
 /* Threads of the target not yet known, with a reference each. */
@@ -490,7 +501,8 @@ static unsigned int collect_new_threads(struct tailor_session *s,
 		for_each_thread(leader, t) {
 			if (n == max)
 				break;
-			if (task_known(s, t))
+			/* An exiting thread cannot be sampled any more. */
+			if (task_known(s, t) || (READ_ONCE(t->flags) & PF_EXITING))
 				continue;
 			get_task_struct(t);
 			batch[n++] = t;
@@ -503,10 +515,13 @@ static unsigned int collect_new_threads(struct tailor_session *s,
 /*
  * One counter per thread that exists now; threads created later inherit
  * one.  Threads may appear while we attach, so scan until a pass finds
- * none that is new.
+ * none that is new.  Returns how many threads got a counter of their
+ * own, or an error.
  */
 static int attach_process(struct tailor_session *s)
 {
+	int attached = 0;
+
 	for (;;) {
 		struct task_struct *leader, **batch;
 		unsigned int n, i, want;
@@ -533,6 +548,10 @@ static int attach_process(struct tailor_session *s)
 				continue;
 			}
 			err = attach_task(s, batch[i]);
+			if (err > 0) {
+				attached++;
+				err = 0;
+			}
 		}
 		kfree(batch);
 		if (err)
@@ -540,11 +559,15 @@ static int attach_process(struct tailor_session *s)
 		if (!n)
 			break;
 	}
-	return s->nr_events ? 0 : -ESRCH;
+	return s->nr_events ? attached : -ESRCH;
 }
 
-/* Threads of the target that have no counter yet get one, if still allowed. */
-int tailor_sampler_attach_new(struct tailor_session *s)
+/*
+ * Whether the target may still be profiled (an exec may have made it
+ * privileged), and if @scan, threads of it that have no counter yet get
+ * one: how many did, or an error.
+ */
+int tailor_sampler_attach_new(struct tailor_session *s, bool scan)
 {
 	struct task_struct *leader;
 	const struct cred *old;
@@ -555,7 +578,8 @@ int tailor_sampler_attach_new(struct tailor_session *s)
 		return -ESRCH;
 	err = tailor_profile_lock(leader, s->plan.cred, &old);
 	if (!err) {
-		err = attach_process(s);
+		if (scan)
+			err = attach_process(s);
 		tailor_profile_unlock(leader, old);
 	}
 	put_task_struct(leader);
@@ -602,7 +626,7 @@ int tailor_sampler_start(struct tailor_session *s)
 	if (s->plan.flags & TAILOR_CFG_ALL_CPUS)
 		err = attach_cpus(s);
 	else
-		err = tailor_sampler_attach_new(s);
+		err = min(tailor_sampler_attach_new(s, true), 0);
 	if (err)
 		tailor_sampler_stop(s);
 	return err;
@@ -611,6 +635,8 @@ int tailor_sampler_start(struct tailor_session *s)
 /* Process context only: releasing a counter sleeps. */
 void tailor_sampler_stop(struct tailor_session *s)
 {
+	struct task_struct *t;
+	unsigned long tid;
 	unsigned int i;
 
 	for (i = 0; i < s->nr_events; i++)
@@ -618,9 +644,10 @@ void tailor_sampler_stop(struct tailor_session *s)
 	s->nr_events = 0;
 	/* No counter is left to queue it; wait for one already queued. */
 	irq_work_sync(&s->wakeup);
-	for (i = 0; i < s->nr_tasks; i++)
-		put_task_struct(s->tasks[i]);
-	s->nr_tasks = 0;
+	xa_for_each(&s->tasks, tid, t) {
+		xa_erase(&s->tasks, tid);
+		put_task_struct(t);
+	}
 }
 
 bool tailor_target_alive(struct tailor_session *s)

@@ -18,6 +18,7 @@
 #include "tailor.h"
 
 #define TAILOR_TICK	(HZ / 10)
+#define TAILOR_RESCANS	10	/* a second of ticks */
 
 static void wake_readers(struct irq_work *work)
 {
@@ -59,13 +60,22 @@ static void session_tick(struct work_struct *work)
 	}
 	/*
 	 * A thread whose creation raced with start may have got no counter
-	 * (it inherits only from a parent that already had one): find it.
-	 * An exec that made the target unprofilable ends the session.
+	 * (it inherits only from a parent that already had one): find it,
+	 * until TAILOR_RESCANS ticks in a row found none (a thread created
+	 * once every thread has a counter inherits one).  An exec that made
+	 * the target unprofilable ends the session.
 	 */
-	if (s->plan.target && tailor_sampler_attach_new(s)) {
-		s->target_exited = !tailor_target_alive(s);
-		stop_counters(s);
-		goto out;
+	if (s->plan.target) {
+		int found;
+
+		tailor_sampler_forget_exited(s);
+		found = tailor_sampler_attach_new(s, s->rescans);
+		if (found < 0) {
+			s->target_exited = !tailor_target_alive(s);
+			stop_counters(s);
+			goto out;
+		}
+		s->rescans = found ? TAILOR_RESCANS : s->rescans - !!s->rescans;
 	}
 	if (!tailor_rings_empty(&s->rings))
 		wake_up_interruptible(&s->readers);
@@ -90,6 +100,7 @@ static int tailor_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&s->readers);
 	init_irq_work(&s->wakeup, wake_readers);
 	INIT_LIST_HEAD(&s->sched_node);
+	xa_init(&s->tasks);
 	INIT_DELAYED_WORK(&s->tick, session_tick);
 	s->state = TAILOR_STATE_NEW;
 	file->private_data = s;
@@ -109,7 +120,7 @@ static int tailor_release(struct inode *inode, struct file *file)
 	tailor_rings_free(&s->rings);
 	tailor_plan_release(&s->plan);
 	kfree(s->events);
-	kfree(s->tasks);
+	xa_destroy(&s->tasks);
 	mutex_destroy(&s->map_lock);
 	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
@@ -229,6 +240,7 @@ static long ioctl_start(struct tailor_session *s)
 			break;
 		}
 		WRITE_ONCE(s->state, TAILOR_STATE_RUNNING);
+		s->rescans = TAILOR_RESCANS;
 		schedule_delayed_work(&s->tick, TAILOR_TICK);
 	}
 	mutex_unlock(&s->lock);

@@ -17,6 +17,7 @@
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/pid.h>
+#include <linux/xarray.h>
 #include "uapi/tailor.h"
 
 #define TAILOR_DEFAULT_RING_RECORDS	32768
@@ -124,9 +125,14 @@ struct tailor_session {
 	struct perf_event **events;
 	unsigned int nr_events;
 	unsigned int max_events;
-	struct task_struct **tasks;	/* threads that have a counter */
-	unsigned int nr_tasks;
-	unsigned int max_tasks;
+	/*
+	 * The target's live threads seen so far, by tid, each with a
+	 * reference: a scan attaches only threads not in it.  Exited ones
+	 * are dropped at each tick.
+	 */
+	struct xarray tasks;
+	/* Ticks left that rescan the target for threads inheritance missed. */
+	unsigned int rescans;
 
 	/*
 	 * Mappings of the rings (vm_ops open/close).  map_lock orders mmap()
@@ -167,7 +173,8 @@ unsigned int tailor_pebs_max_precise(void);
 const char *tailor_pebs_absent_reason(void);
 void tailor_sampler_probe(void);
 int tailor_sampler_start(struct tailor_session *s);
-int tailor_sampler_attach_new(struct tailor_session *s);
+int tailor_sampler_attach_new(struct tailor_session *s, bool scan);
+void tailor_sampler_forget_exited(struct tailor_session *s);
 void tailor_sampler_stop(struct tailor_session *s);
 bool tailor_target_alive(struct tailor_session *s);
 

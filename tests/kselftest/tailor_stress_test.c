@@ -186,6 +186,105 @@ TEST(target_with_200_threads)
 	sample_buf_free(&b);
 }
 
+#define WAVES		20
+#define WAVE_THREADS	50
+
+static void *sleeping_thread(void *arg)
+{
+	(void)arg;
+	usleep(150000);
+	return NULL;
+}
+
+/*
+ * WAVES waves of WAVE_THREADS threads, each living 150 ms, so that every
+ * tick of the session meets some; then a byte on @done, and a wait for
+ * the test to be done looking (@stay) before exiting.
+ */
+static int thread_waves_main(int done, int stay)
+{
+	pthread_t t[WAVE_THREADS];
+	int i, j;
+	char c;
+
+	for (i = 0; i < WAVES; i++) {
+		for (j = 0; j < WAVE_THREADS; j++)
+			if (pthread_create(&t[j], NULL, sleeping_thread, NULL))
+				return 1;
+		for (j = 0; j < WAVE_THREADS; j++)
+			pthread_join(t[j], NULL);
+	}
+	if (write(done, "d", 1) != 1 || read(stay, &c, 1) < 0)
+		return 2;
+	return 0;
+}
+
+/* task_struct objects in use (/proc/slabinfo), or -1. */
+static long task_structs(void)
+{
+	char line[512];
+	long active = -1;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "task_struct %ld", &active) == 1)
+			break;
+	fclose(f);
+	return active;
+}
+
+/*
+ * The session keeps no exited thread (before, every thread a tick met
+ * stayed pinned until STOP: 1000 task_structs for 20 waves of 50
+ * threads, while the target still ran).
+ */
+TEST(exited_threads_are_let_go)
+{
+	int go_pipe[2], done[2], stay[2], fd;
+	struct tailor_config cfg;
+	long before, after;
+	pid_t child;
+	char c;
+
+	SKIP_UNLESS_LOADED();
+	if (task_structs() < 0)
+		SKIP(return, "no task_struct line in /proc/slabinfo");
+	ASSERT_EQ(0, pipe2(go_pipe, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(stay, O_CLOEXEC));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		close(go_pipe[1]);
+		if (read(go_pipe[0], &c, 1) != 1)
+			_exit(3);
+		_exit(thread_waves_main(done[1], stay[0]));
+	}
+	close(go_pipe[0]);
+	close(done[1]);
+	close(stay[0]);
+	fd = tailor_open();
+	ASSERT_LE(0, fd);
+	tailor_config_init(&cfg, child);
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_START));
+	before = task_structs();
+	go(go_pipe[1]);
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	/* Three ticks, and RCU's grace period for the freed tasks. */
+	usleep(500000);
+	after = task_structs();
+	TH_LOG("task_structs in use: %ld before the %d threads, %ld after they exited",
+	       before, WAVES * WAVE_THREADS, after);
+	EXPECT_GT(before + WAVES * WAVE_THREADS / 4, after);
+	close(stay[1]);
+	EXPECT_EQ(0, wait_exit_code(child));
+	close(fd);
+	close(done[0]);
+}
+
 /*
  * One session at @period_ns, into a ring of @ring_records (0: the
  * default), on a target spinning 0.5 s; drained after the target exits,
