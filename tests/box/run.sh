@@ -86,6 +86,13 @@ cp "$top"/build/kselftest/tailor_*_test "$payload/kselftest/"
 # The module test reloads tailor.ko, so it goes last.
 printf '%s\n' $tests >"$payload/kselftest/order"
 # The fuzzer's settings (tailor_fuzz_test.c) go into the box as they are.
+# Its seed, unless given, comes from the commit (its first 12 hex digits):
+# each commit's check covers new ground, and any run repeats with its seed.
+if [ -z "${TAILOR_FUZZ_SEED:-}" ] &&
+   commit=$(git -C "$top" rev-parse --verify -q HEAD 2>/dev/null); then
+	export TAILOR_FUZZ_SEED=$((16#${commit:0:12}))
+	echo "box: fuzzing with TAILOR_FUZZ_SEED=$TAILOR_FUZZ_SEED (commit ${commit:0:12})" >&2
+fi
 env | grep -E '^TAILOR_FUZZ_[A-Z]+=[0-9]+$' | sed 's/^/export /' >"$payload/kselftest/env" || true
 
 TAILOR_BOX_PERF=1 "$top/tests/box/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$payload"
