@@ -29,49 +29,74 @@
 #include <linux/log2.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
-#include <linux/sched/user.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
 #include <linux/sched/signal.h>
 #include <linux/moduleparam.h>
 #include "tailor.h"
 
 /*
  * Rings are pinned kernel memory that a user asks for: like perf's
- * mmap()ed buffers (perf_event_mlock_kb), they are charged to the user's
- * locked memory, which perf and io_uring count too, across all of the
- * user's sessions, and refused past an allowance per possible CPU plus
- * RLIMIT_MEMLOCK, unless the caller has CAP_IPC_LOCK or CAP_PERFMON.
- * Their pages are also charged to the caller's memory cgroup.
+ * mmap()ed buffers (perf_event_mlock_kb, counted in user->perf_mlock),
+ * they are counted per user across all of the user's sessions, here in
+ * tailor's own count (charging user->locked_vm would eat io_uring's and
+ * mlock's RLIMIT_MEMLOCK), and refused past an allowance per possible
+ * CPU plus RLIMIT_MEMLOCK, unless the caller has CAP_IPC_LOCK or
+ * CAP_PERFMON.  Their pages are also charged to the caller's memory
+ * cgroup.
  */
 static unsigned int user_ring_kb = 8192;
 module_param(user_ring_kb, uint, 0644);
 MODULE_PARM_DESC(user_ring_kb,
 		 "KiB of ring memory per possible CPU one user may hold across sessions without CAP_IPC_LOCK or CAP_PERFMON, beyond RLIMIT_MEMLOCK (default 8192)");
 
+static DEFINE_MUTEX(charge_lock);
+static DEFINE_XARRAY(charged_pages);	/* uid -> xa_mk_value(pages) */
+
+static unsigned long charged_to(kuid_t uid)
+{
+	void *entry = xa_load(&charged_pages, __kuid_val(uid));
+
+	return entry ? xa_to_value(entry) : 0;
+}
+
 static int charge_user(struct tailor_rings *rings, unsigned long pages)
 {
-	struct user_struct *user = get_current_user();
-	unsigned long limit, locked;
+	kuid_t uid = current_uid();
+	unsigned long limit, total;
+	int err = 0;
 
 	limit = ((unsigned long)READ_ONCE(user_ring_kb) >> (PAGE_SHIFT - 10)) *
 		num_possible_cpus() + (rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT);
-	locked = atomic_long_add_return(pages, &user->locked_vm);
-	if (locked > limit && !capable(CAP_IPC_LOCK) && !perfmon_capable()) {
-		atomic_long_sub(pages, &user->locked_vm);
-		free_uid(user);
-		return -EPERM;
-	}
-	rings->user = user;
+	mutex_lock(&charge_lock);
+	total = charged_to(uid) + pages;
+	if (total > limit && !capable(CAP_IPC_LOCK) && !perfmon_capable())
+		err = -EPERM;
+	if (!err)
+		err = xa_err(xa_store(&charged_pages, __kuid_val(uid),
+				      xa_mk_value(total), GFP_KERNEL));
+	mutex_unlock(&charge_lock);
+	if (err)
+		return err;
+	rings->uid = uid;
 	rings->charged = pages;
 	return 0;
 }
 
 static void uncharge_user(struct tailor_rings *rings)
 {
-	if (!rings->user)
+	unsigned long left;
+
+	if (!rings->charged)
 		return;
-	atomic_long_sub(rings->charged, &rings->user->locked_vm);
-	free_uid(rings->user);
-	rings->user = NULL;
+	mutex_lock(&charge_lock);
+	left = charged_to(rings->uid) - rings->charged;
+	if (left)
+		xa_store(&charged_pages, __kuid_val(rings->uid), xa_mk_value(left),
+			 GFP_KERNEL);
+	else
+		xa_erase(&charged_pages, __kuid_val(rings->uid));
+	mutex_unlock(&charge_lock);
 	rings->charged = 0;
 }
 

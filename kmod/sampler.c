@@ -337,6 +337,8 @@ static void tailor_overflow(struct perf_event *event,
 	u32 i, tid, pid;
 	u64 *rec;
 
+	if (event->hw.interrupts == PERF_THROTTLED_INTERRUPTS)
+		this_cpu_inc(s->rings.cpu->throttled);
 	/*
 	 * A PEBS IP is the next instruction's with precise 1, and perf core
 	 * drops the resulting kernel IPs of a user-only counter only on its
@@ -347,8 +349,6 @@ static void tailor_overflow(struct perf_event *event,
 		return;
 	}
 	rec = tailor_ring_begin(&s->rings, &ring);
-	if (event->hw.interrupts == PERF_THROTTLED_INTERRUPTS)
-		this_cpu_inc(s->rings.cpu->throttled);
 	if (!rec)
 		goto out;
 
@@ -426,14 +426,18 @@ static bool task_known(struct tailor_session *s, struct task_struct *t)
 	return xa_load(&s->tasks, t->pid) == t;
 }
 
-/* Threads that have exited are let go (their counters went with them). */
+/*
+ * Threads that have exited are let go (their counters went with them),
+ * and so are threads known by a tid that is no longer theirs (an exec
+ * from a thread gives it the leader's: the next scan finds it by that).
+ */
 void tailor_sampler_forget_exited(struct tailor_session *s)
 {
 	struct task_struct *t;
 	unsigned long tid;
 
 	xa_for_each(&s->tasks, tid, t) {
-		if (!(READ_ONCE(t->flags) & PF_EXITING))
+		if (!(READ_ONCE(t->flags) & PF_EXITING) && READ_ONCE(t->pid) == tid)
 			continue;
 		xa_erase(&s->tasks, tid);
 		put_task_struct(t);
@@ -453,6 +457,12 @@ static bool task_has_inherited_counter(struct tailor_session *s,
 	for (i = 0; i < s->nr_events && !found; i++) {
 		struct perf_event *parent = s->events[i], *child;
 
+		/*
+		 * Its own: a thread that exec'd took the leader's tid
+		 * (de_thread()), so the session knows it by another.
+		 */
+		if (parent->hw.target == t)
+			return true;
 		mutex_lock(&parent->child_mutex);
 		list_for_each_entry(child, &parent->child_list, child_list) {
 			if (child->hw.target == t) {
@@ -485,6 +495,26 @@ static int attach_task(struct tailor_session *s, struct task_struct *t)
 		return err;
 	}
 	return 1;
+}
+
+/* Whether the target has a live thread the session has not met (RCU only). */
+bool tailor_sampler_has_unknown(struct tailor_session *s)
+{
+	struct task_struct *leader, *t;
+	bool found = false;
+
+	rcu_read_lock();
+	leader = pid_task(s->plan.target, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (!(READ_ONCE(t->flags) & PF_EXITING) && !task_known(s, t)) {
+				found = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return found;
 }
 
 /* Threads of the target not yet known, with a reference each. */

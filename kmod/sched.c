@@ -61,18 +61,24 @@ static struct tracepoint *tp_switch, *tp_waking;
  * ptrace wants CAP_SYS_PTRACE, which the session's caller cannot have
  * had without having CAP_PERFMON's reach anyway).
  *
- * @t is the running task or one about to run (sched_switch), or one
- * being woken, asleep (sched_waking): none is between exit_mm()'s
- * clearing of its mm and the mmput() after, which only a running task
- * does, so its mm is held while read here.
+ * Only a running task changes its mm (exec_mmap(), exit_mm()) and may
+ * free the old one at once, so the mm is read only where @t cannot run
+ * meanwhile (@mm_stable): the running task or the one about to run
+ * (sched_switch, under the runqueue lock), or a wakee that is off every
+ * runqueue and CPU, which only this wakeup (its pi_lock is held) can let
+ * run.  A wakee that still runs or is queued never blocked: its wakeup
+ * ends no wait, and is left out.
  */
-static bool may_see(const struct tailor_plan *plan, struct task_struct *t)
+static bool may_see(const struct tailor_plan *plan, struct task_struct *t,
+		    bool mm_stable)
 {
 	const struct cred *tcred;
 	struct mm_struct *mm;
 
 	if (plan->knows_others)
 		return true;
+	if (!mm_stable)
+		return false;
 	tcred = rcu_dereference_sched(t->real_cred);
 	if (!uid_eq(plan->cred->uid, tcred->uid) ||
 	    !uid_eq(plan->cred->uid, tcred->euid) ||
@@ -98,7 +104,8 @@ static bool may_see(const struct tailor_plan *plan, struct task_struct *t)
  * (pid_alive() false) may point at a parent long freed, so the walk stops
  * there.
  */
-static bool followed(const struct tailor_plan *plan, struct task_struct *t)
+static bool followed(const struct tailor_plan *plan, struct task_struct *t,
+		     bool mm_stable)
 {
 	struct task_struct *task = t;
 	unsigned int depth;
@@ -106,7 +113,7 @@ static bool followed(const struct tailor_plan *plan, struct task_struct *t)
 	if (!plan->target)
 		return !is_idle_task(t);
 	if (task_tgid(t) == plan->target)
-		return may_see(plan, t);
+		return may_see(plan, t, mm_stable);
 	if (!(plan->flags & TAILOR_CFG_CHILDREN))
 		return false;
 	for (depth = 0; depth < TAILOR_SCHED_MAX_DEPTH; depth++) {
@@ -115,7 +122,7 @@ static bool followed(const struct tailor_plan *plan, struct task_struct *t)
 			return false;
 		t = rcu_dereference_sched(t->real_parent);
 		if (task_tgid(t) == plan->target)
-			return may_see(plan, task);
+			return may_see(plan, task, mm_stable);
 	}
 	return false;
 }
@@ -188,8 +195,8 @@ static void probe_switch(void *unused, bool preempt, struct task_struct *prev,
 
 		if (!(s->plan.flags & TAILOR_CFG_SWITCHES))
 			continue;
-		out = !(prev_state & TASK_DEAD) && followed(&s->plan, prev);
-		in = followed(&s->plan, next);
+		out = !(prev_state & TASK_DEAD) && followed(&s->plan, prev, true);
+		in = followed(&s->plan, next, true);
 		if ((out || in) && !tsc)
 			tsc = rdtsc_ordered();
 		if (out) {
@@ -214,13 +221,20 @@ static void probe_waking(void *unused, struct task_struct *p)
 {
 	struct task_struct *waker = in_task() ? current : NULL;
 	struct tailor_session *s;
+	bool blocked;
 
+	/* Off its runqueue, then off its CPU: as try_to_wake_up() reads them. */
+	blocked = !READ_ONCE(p->on_rq);
+	/* on_rq before on_cpu, as in try_to_wake_up(). */
+	smp_rmb();
+	/* Pairs with the release of on_cpu in finish_task_switch(). */
+	blocked = blocked && !smp_load_acquire(&p->on_cpu);
 	list_for_each_entry_rcu(s, &sched_sessions, sched_node) {
 		if (!(s->plan.flags & TAILOR_CFG_WAKEUPS) ||
-		    !followed(&s->plan, p))
+		    !followed(&s->plan, p, blocked))
 			continue;
 		emit_event(s, rdtsc_ordered(), TAILOR_EV_WAKEUP, 0, p, waker,
-			   waker && followed(&s->plan, waker));
+			   waker && followed(&s->plan, waker, true));
 	}
 }
 

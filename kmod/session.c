@@ -18,7 +18,6 @@
 #include "tailor.h"
 
 #define TAILOR_TICK	(HZ / 10)
-#define TAILOR_RESCANS	10	/* a second of ticks */
 
 static void wake_readers(struct irq_work *work)
 {
@@ -60,22 +59,17 @@ static void session_tick(struct work_struct *work)
 	}
 	/*
 	 * A thread whose creation raced with start may have got no counter
-	 * (it inherits only from a parent that already had one): find it,
-	 * until TAILOR_RESCANS ticks in a row found none (a thread created
-	 * once every thread has a counter inherits one).  An exec that made
-	 * the target unprofilable ends the session.
+	 * (it inherits only from a parent that already had one): a thread
+	 * the session has not met is looked at (most inherited one).  An
+	 * exec that made the target unprofilable ends the session.
 	 */
 	if (s->plan.target) {
-		int found;
-
 		tailor_sampler_forget_exited(s);
-		found = tailor_sampler_attach_new(s, s->rescans);
-		if (found < 0) {
+		if (tailor_sampler_attach_new(s, tailor_sampler_has_unknown(s)) < 0) {
 			s->target_exited = !tailor_target_alive(s);
 			stop_counters(s);
 			goto out;
 		}
-		s->rescans = found ? TAILOR_RESCANS : s->rescans - !!s->rescans;
 	}
 	if (!tailor_rings_empty(&s->rings))
 		wake_up_interruptible(&s->readers);
@@ -240,7 +234,6 @@ static long ioctl_start(struct tailor_session *s)
 			break;
 		}
 		WRITE_ONCE(s->state, TAILOR_STATE_RUNNING);
-		s->rescans = TAILOR_RESCANS;
 		schedule_delayed_work(&s->tick, TAILOR_TICK);
 	}
 	mutex_unlock(&s->lock);

@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/pid.h>
 #include <linux/xarray.h>
+#include <linux/uidgid.h>
 #include "uapi/tailor.h"
 
 #define TAILOR_DEFAULT_RING_RECORDS	32768
@@ -68,8 +69,8 @@ struct tailor_rings {
 	u32 record_size;	/* bytes */
 	u32 wakeup;		/* queued records that wake readers */
 	u64 map_bytes;		/* one CPU's area: control page and records */
-	struct user_struct *user;	/* charged for the pages, as perf's mmap */
-	unsigned long charged;		/* pages in user->locked_vm */
+	kuid_t uid;		/* charged for the pages, as perf's mmap */
+	unsigned long charged;	/* pages, in ring.c's count for uid */
 };
 
 enum tailor_state {
@@ -131,8 +132,6 @@ struct tailor_session {
 	 * are dropped at each tick.
 	 */
 	struct xarray tasks;
-	/* Ticks left that rescan the target for threads inheritance missed. */
-	unsigned int rescans;
 
 	/*
 	 * Mappings of the rings (vm_ops open/close).  map_lock orders mmap()
@@ -175,6 +174,7 @@ void tailor_sampler_probe(void);
 int tailor_sampler_start(struct tailor_session *s);
 int tailor_sampler_attach_new(struct tailor_session *s, bool scan);
 void tailor_sampler_forget_exited(struct tailor_session *s);
+bool tailor_sampler_has_unknown(struct tailor_session *s);
 void tailor_sampler_stop(struct tailor_session *s);
 bool tailor_target_alive(struct tailor_session *s);
 

@@ -520,7 +520,8 @@ struct tailor_stats {
 	 * ABI 7: samples of a session that excludes the kernel whose IP the
 	 * PMU gave in the kernel all the same, dropped, not delivered (PEBS
 	 * with precise 1 reports the next instruction's IP: after a SYSCALL,
-	 * the kernel's entry).  Counted apart from produced.
+	 * the kernel's entry).  Counted apart from produced.  Sessions of
+	 * clients of ABI 1 to 6 drop them too, without this count.
 	 */
 	__u64 kernel_ip_dropped;
 	/* Fields of later versions go here. */
