@@ -453,7 +453,11 @@ TEST(unprivileged_sessions_name_only_their_own_threads)
 	ASSERT_EQ(0, tailor_load(""));
 }
 
-/* The events of the players' process, and of the others; -1 if the run failed. */
+/*
+ * The events of player B, which the undumpable child creates after it
+ * made itself undumpable (so all of them come after), and of the
+ * target's own process; -1 if the run failed.
+ */
 static int count_undumpable_run(size_t *of_players, size_t *of_others)
 {
 	struct run r;
@@ -468,9 +472,9 @@ static int count_undumpable_run(size_t *of_players, size_t *of_others)
 
 		if (!tailor_who_is_event(s->who))
 			continue;
-		if (tailor_who_pid(s->who) == (uint32_t)r.players_pid)
+		if (tailor_who_tid(s->who) == (uint32_t)r.tid_b)
 			++*of_players;
-		else
+		else if (tailor_who_pid(s->who) != (uint32_t)r.players_pid)
 			++*of_others;
 	}
 	sample_buf_free(&r.b);
@@ -506,6 +510,7 @@ TEST(undumpable_children_hidden_from_unprivileged_sessions)
 
 	SKIP_UNLESS_LOADED();
 	ASSERT_EQ(0, count_undumpable_run(&players, &others));
+	/* B blocks and is woken every round: switches and wakeups. */
 	EXPECT_LE(ROUNDS, players);
 	ASSERT_EQ(0, tailor_unload());
 	ASSERT_EQ(0, tailor_load(TAILOR_TEST_OPEN_GID));

@@ -258,6 +258,8 @@ TEST(exited_threads_are_let_go)
 	ASSERT_LE(0, child);
 	if (child == 0) {
 		close(go_pipe[1]);
+		close(done[0]);
+		close(stay[1]);
 		if (read(go_pipe[0], &c, 1) != 1)
 			_exit(3);
 		_exit(thread_waves_main(done[1], stay[0]));
