@@ -343,14 +343,16 @@ TEST_F(module, start_checks_every_thread)
 }
 
 /* A raw event's AnyThread bit (21) counts the sibling hyperthread too. */
-static int any_thread_refused(void *arg)
+static int any_thread_refused(void *unused)
 {
-	pid_t target = *(pid_t *)arg;
 	struct tailor_config cfg;
-	int fd, err;
+	int fd, err, go_fd;
+	pid_t target;
 
+	(void)unused;
+	target = spawn_tagged_child(1, 1, &go_fd);
 	fd = tailor_open();
-	if (fd < 0)
+	if (target < 0 || fd < 0)
 		return 1;
 	tailor_config_init(&cfg, target);
 	cfg.source = TAILOR_SOURCE_AUTO;
@@ -368,19 +370,8 @@ static int any_thread_refused(void *arg)
 
 TEST_F(module, any_thread_needs_perfmon)
 {
-	int go_fd;
-	pid_t pid;
-
 	ASSERT_EQ(0, reload(TAILOR_TEST_OPEN_GID));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		if (drop_root_to_test_user() || prctl(PR_SET_DUMPABLE, 1))
-			_exit(100);
-		pid = spawn_tagged_child(1, 1, &go_fd);
-		_exit(pid < 0 ? 101 : any_thread_refused(&pid));
-	}
-	EXPECT_EQ(0, wait_exit_code(pid));
+	EXPECT_EQ(0, run_as_test_user(any_thread_refused, NULL));
 }
 
 /*

@@ -66,10 +66,10 @@ static bool pebs_ready(struct __test_metadata *_metadata,
 	return self->fd >= 0 && self->child > 0;
 }
 
-static void record(struct __test_metadata *_metadata, FIXTURE_DATA(pebs) *self)
+/* The session of self->cfg on the child, drained once it exited; its totals in @st. */
+static void run_session(struct __test_metadata *_metadata, FIXTURE_DATA(pebs) *self,
+			struct tailor_stats *st)
 {
-	struct tailor_stats st;
-
 	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
 	ASSERT_EQ(TAILOR_SOURCE_PEBS, self->cfg.source_used);
 	self->b.record_size = self->cfg.record_size;
@@ -80,7 +80,14 @@ static void record(struct __test_metadata *_metadata, FIXTURE_DATA(pebs) *self)
 	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
 	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
 	ASSERT_EQ(0, drain_available(self->fd, &self->b));
-	ASSERT_EQ(0, tailor_stats(self->fd, &st, NULL, 0));
+	ASSERT_EQ(0, tailor_stats(self->fd, st, NULL, 0));
+}
+
+static void record(struct __test_metadata *_metadata, FIXTURE_DATA(pebs) *self)
+{
+	struct tailor_stats st;
+
+	run_session(_metadata, self, &st);
 	ASSERT_EQ(st.total.produced, st.total.delivered + st.total.lost);
 	/* Every PEBS record reaches the handler: no large-PEBS drops. */
 	ASSERT_LE(1000, self->b.nr);
@@ -207,16 +214,7 @@ TEST_F(pebs, user_only_sessions_get_no_kernel_ip)
 	self->cfg.precise = 1;
 	self->cfg.sample_period = 20003;
 	self->cfg.flags |= TAILOR_CFG_EXCLUDE_KERNEL;
-	ASSERT_EQ(0, tailor_configure(self->fd, &self->cfg));
-	self->b.record_size = self->cfg.record_size;
-	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_START));
-	go(self->go_fd);
-	ASSERT_EQ(0, wait_exit_code(self->child));
-	self->child = 0;
-	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
-	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
-	ASSERT_EQ(0, drain_available(self->fd, &self->b));
-	ASSERT_EQ(0, tailor_stats(self->fd, &st, NULL, 0));
+	run_session(_metadata, self, &st);
 	for (i = 0; i < self->b.nr; i++)
 		kernel += (int64_t)sample_at(&self->b, i)->ip < 0;
 	TH_LOG("%zu samples, %zu with a kernel IP, %llu dropped for one", self->b.nr, kernel,
