@@ -28,7 +28,8 @@
  * interrupt blocked reads.
  *
  * What it checks besides the kernel staying up (the box fails on any
- * KASAN, lockdep, WARN or kmemleak report, an oops, or a hang):
+ * KASAN, lockdep, WARN or kmemleak report, an oops, a hung task, an RCU
+ * stall, or a CPU that kept box-pulse waiting, see run-in-box.sh):
  *  - a configuration with a reserved field set is refused with -EINVAL;
  *  - read() returns whole records of the configured size;
  *  - a mapping that succeeds is shared, one ring's size, and its control
@@ -38,7 +39,9 @@
  *  - an unprivileged worker never starts a session on a root process;
  *  - event records (ABI 5) only in sessions that asked for switches or
  *    wakeups, of a known kind, zero after the event word;
- *  - counters: produced == delivered + lost + queued once stopped.
+ *  - counters: produced == delivered + lost + queued once stopped;
+ *  - a software-clock session takes no more samples than its period fits
+ *    into the CPU time of every CPU while it ran.
  * A violation fails the test with the call that broke it.  At the end it
  * prints calls made, how many reached the driver (at least half must),
  * sessions configured and started, records read, module unloads and
@@ -774,6 +777,37 @@ static int drain_in_place(struct tailor_ring_control **ctl, int nr, const struct
 }
 
 /*
+ * The software clock samples a thread once per period of its CPU time
+ * (perf's cpu-clock: an hrtimer running while the thread does, forwarded
+ * a period at each expiry), never faster than perf's 10 us floor; so a
+ * session cannot take more samples than its period fits into the CPU
+ * time of every CPU from START to STOP.  A timer re-armed faster than
+ * its period (timer_period_ns with bit 63 once made one fire every
+ * nanosecond) breaks this: on 88188c3's module, 24 samples in 29 ms
+ * at a period of 2^64 - 1 ns.  A counter's first sample comes a whole
+ * period after START and STOP ends them all, so the clock reads around
+ * the two ioctls bound the CPU time; the slack is a sample per CPU.
+ */
+static void check_timer_rate(const struct tailor_config *cfg, const struct tailor_stats *st,
+			     uint64_t wall_ns)
+{
+	uint64_t period = cfg->timer_period_ns, bound;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cfg->source_used != TAILOR_SOURCE_TIMER || cpus < 1)
+		return;
+	if (!period)
+		period = 1000000000ull / (cfg->sample_freq ? cfg->sample_freq : 1000);
+	if (period < 10000)
+		period = 10000;
+	bound = wall_ns / period * (uint64_t)cpus * 11 / 10 + (uint64_t)cpus;
+	if (st->total.produced > bound)
+		violation("a timer session of period %llu ns took %llu samples in %llu us on %ld CPUs: more than %llu",
+			  (unsigned long long)period, (unsigned long long)st->total.produced,
+			  (unsigned long long)(wall_ns / 1000), cpus, (unsigned long long)bound);
+}
+
+/*
  * A session this thread alone uses, so its answers can be checked: the
  * configuration it asked for is the one in force.  Half of them are read
  * in place through mappings of their rings.
@@ -789,6 +823,7 @@ static void private_session(struct rng *r, bool privileged)
 	int fd = open(TAILOR_DEVICE, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	int err = fd < 0 ? errno : 0;
 	bool reserved, root_target;
+	uint64_t started_ns = 0, stopped_ns = 0;
 	long ret;
 
 	count_call(OP_PRIVATE, fd < 0 ? -err : 0);
@@ -805,6 +840,19 @@ static void private_session(struct rng *r, bool privileged)
 		cfg.size = sizeof(cfg);
 		reserved = false;
 	}
+	if (one_in(r, 4)) {	/* a valid session at a boundary rate, for check_timer_rate() */
+		make_config(r, &cfg, &reserved);
+		cfg = (struct tailor_config){
+			.size = sizeof(cfg), .abi_version = TAILOR_ABI_VERSION,
+			.source = TAILOR_SOURCE_TIMER, .target_pid = cfg.target_pid,
+			.flags = cfg.flags & (TAILOR_CFG_EXCLUDE_KERNEL | TAILOR_CFG_CHILDREN),
+		};
+		if (one_in(r, 2))
+			cfg.timer_period_ns = boundary_u64(r);
+		else
+			cfg.sample_freq = boundary_u64(r);
+		reserved = false;
+	}
 	root_target = root_owned(cfg.target_pid);
 	ret = sys_ret(ioctl(fd, TAILOR_IOC_CONFIGURE, &cfg));
 	count_call(OP_CONFIGURE, ret);
@@ -813,6 +861,7 @@ static void private_session(struct rng *r, bool privileged)
 	__atomic_fetch_add(&sh->private_sessions, 1, __ATOMIC_RELAXED);
 	if (reserved)
 		violation("configure with reserved[] set returned 0, not -EINVAL");
+	started_ns = now_ns();
 	ret = sys_ret(ioctl(fd, TAILOR_IOC_START));
 	count_call(OP_START, ret);
 	if (ret == 0) {
@@ -860,6 +909,7 @@ static void private_session(struct rng *r, bool privileged)
 			      privileged ? "private session" : "unprivileged session");
 	}
 	count_call(OP_STOP, sys_ret(ioctl(fd, TAILOR_IOC_STOP)));
+	stopped_ns = now_ns();
 	if (mapped)
 		drain_in_place(ctl, nr_cpus, &cfg, no_kernel, events_asked,
 			       "draining a stopped session in place");
@@ -875,6 +925,8 @@ static void private_session(struct rng *r, bool privileged)
 			  (unsigned long long)st.total.produced,
 			  (unsigned long long)st.total.delivered,
 			  (unsigned long long)st.total.lost, (unsigned long long)st.total.queued);
+	if (ret == 0 && !st.running && !events_asked)
+		check_timer_rate(&cfg, &st, stopped_ns - started_ns);
 	/* Every ring mapped and drained after the stop: nothing may be left. */
 	if (ret == 0 && !st.running && mapped == nr_cpus && st.total.queued)
 		violation("stopped session drained in place still has %llu queued",
