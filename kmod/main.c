@@ -15,6 +15,7 @@
 #include <linux/sysfs.h>
 #include <linux/pid.h>
 #include <linux/threads.h>
+#include <linux/cpuhotplug.h>
 #include "tailor.h"
 
 static int open_gid = -1;
@@ -126,9 +127,18 @@ static int __init tailor_init(void)
 		tailor_misc.mode = 0666;
 	}
 
-	err = misc_register(&tailor_misc);
-	if (err)
+	/* Sessions' rings for CPUs that come up (session.c). */
+	err = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "tailor/rings:online",
+				      tailor_session_cpu_online, NULL);
+	if (err < 0)
 		return err;
+	tailor_cpuhp_state = err;
+
+	err = misc_register(&tailor_misc);
+	if (err) {
+		cpuhp_remove_multi_state(tailor_cpuhp_state);
+		return err;
+	}
 	pr_info("tailor: /dev/tailor ready (ABI %d); tsc_khz %u, measured %u; PEBS: %s%s; PEBS record TSC: %s\n",
 		TAILOR_ABI_VERSION, tailor_tsc.khz_kernel,
 		tailor_tsc.khz_measured, tailor_pebs_absent_reason(),
@@ -141,6 +151,7 @@ static void __exit tailor_exit(void)
 {
 	/* Sessions hold a module reference, so none is left here. */
 	misc_deregister(&tailor_misc);
+	cpuhp_remove_multi_state(tailor_cpuhp_state);
 }
 
 module_init(tailor_init);

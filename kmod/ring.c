@@ -33,6 +33,8 @@
 #include <linux/xarray.h>
 #include <linux/sched/signal.h>
 #include <linux/moduleparam.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include "tailor.h"
 
 /*
@@ -48,7 +50,7 @@
 static unsigned int user_ring_kb = 8192;
 module_param(user_ring_kb, uint, 0644);
 MODULE_PARM_DESC(user_ring_kb,
-		 "KiB of ring memory per possible CPU one user may hold across sessions without CAP_IPC_LOCK or CAP_PERFMON, beyond RLIMIT_MEMLOCK (default 8192)");
+		 "KiB of ring memory per possible CPU one user may hold across sessions without CAP_IPC_LOCK or CAP_PERFMON, beyond RLIMIT_MEMLOCK (default 8192); rings exist for the CPUs online at configure and those that come up later");
 
 static DEFINE_MUTEX(charge_lock);
 static DEFINE_XARRAY(charged_pages);	/* uid -> xa_mk_value(pages) */
@@ -60,68 +62,71 @@ static unsigned long charged_to(kuid_t uid)
 	return entry ? xa_to_value(entry) : 0;
 }
 
+/* Counts @pages more for the rings' user, within the allowance it had. */
 static int charge_user(struct tailor_rings *rings, unsigned long pages)
 {
-	kuid_t uid = current_uid();
-	unsigned long limit, total;
+	unsigned long total;
 	int err = 0;
 
-	limit = ((unsigned long)READ_ONCE(user_ring_kb) >> (PAGE_SHIFT - 10)) *
-		num_possible_cpus() + (rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT);
 	mutex_lock(&charge_lock);
-	total = charged_to(uid) + pages;
-	if (total > limit && !capable(CAP_IPC_LOCK) && !perfmon_capable())
+	total = charged_to(rings->uid) + pages;
+	if (total > rings->allowance && !rings->unlimited)
 		err = -EPERM;
 	if (!err)
-		err = xa_err(xa_store(&charged_pages, __kuid_val(uid),
+		err = xa_err(xa_store(&charged_pages, __kuid_val(rings->uid),
 				      xa_mk_value(total), GFP_KERNEL));
 	mutex_unlock(&charge_lock);
-	if (err)
-		return err;
-	rings->uid = uid;
-	rings->charged = pages;
-	return 0;
+	if (!err)
+		rings->charged += pages;
+	return err;
 }
 
-static void uncharge_user(struct tailor_rings *rings)
+static void uncharge_user(struct tailor_rings *rings, unsigned long pages)
 {
 	unsigned long left;
 
-	if (!rings->charged)
+	if (!pages)
 		return;
 	mutex_lock(&charge_lock);
-	left = charged_to(rings->uid) - rings->charged;
+	left = charged_to(rings->uid) - pages;
 	if (left)
 		xa_store(&charged_pages, __kuid_val(rings->uid), xa_mk_value(left),
 			 GFP_KERNEL);
 	else
 		xa_erase(&charged_pages, __kuid_val(rings->uid));
 	mutex_unlock(&charge_lock);
-	rings->charged = 0;
+	rings->charged -= pages;
 }
 
 /*
  * One CPU's area: zeroed pages from the CPU's node, charged to the
- * memory cgroup (vmalloc_user() takes no GFP flags), mapped into the
- * kernel with VM_USERMAP, which remap_vmalloc_range() wants.  Every page
- * is present before the NMI handler touches it.
+ * configurer's memory cgroup (vmalloc_user() takes no GFP flags, and a
+ * CPU brought up later gets its ring from the hotplug thread), mapped
+ * into the kernel with VM_USERMAP, which remap_vmalloc_range() wants.
+ * Every page is present before the NMI handler touches it.  Returns the
+ * mapping, or NULL.
  */
-static int area_alloc(struct tailor_ring *ring, u64 bytes, int cpu)
+static void *area_alloc(struct tailor_rings *rings, struct tailor_ring *ring,
+			int cpu)
 {
-	unsigned long i, nr = bytes >> PAGE_SHIFT;
+	unsigned long i, nr = rings->map_bytes >> PAGE_SHIFT;
+	struct mem_cgroup *old = set_active_memcg(rings->memcg);
+	void *area = NULL;
 
 	ring->pages = kvcalloc(nr, sizeof(*ring->pages), GFP_KERNEL_ACCOUNT);
 	if (!ring->pages)
-		return -ENOMEM;
+		goto out;
 	for (i = 0; i < nr; i++) {
 		ring->pages[i] = alloc_pages_node(cpu_to_node(cpu),
 						  GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 						  __GFP_NOWARN, 0);
 		if (!ring->pages[i])
-			return -ENOMEM;
+			goto out;
 	}
-	ring->ctl = vmap(ring->pages, nr, VM_MAP | VM_USERMAP, PAGE_KERNEL);
-	return ring->ctl ? 0 : -ENOMEM;
+	area = vmap(ring->pages, nr, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+out:
+	set_active_memcg(old);
+	return area;
 }
 
 static void area_free(struct tailor_ring *ring, u64 bytes)
@@ -139,12 +144,51 @@ static void area_free(struct tailor_ring *ring, u64 bytes)
 	ring->pages = NULL;
 }
 
+/*
+ * @cpu's ring, if it has none: charged, allocated, then published (the
+ * producers and readers on other CPUs see a ring whole or not at all).
+ * Caller holds the session's rings_lock, or owns @rings alone.
+ */
+static int ring_add(struct tailor_rings *rings, int cpu)
+{
+	struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
+	unsigned long pages = rings->map_bytes >> PAGE_SHIFT;
+	struct tailor_ring_control *ctl;
+	int err;
+
+	if (ring->ctl)
+		return 0;
+	err = charge_user(rings, pages);
+	if (err)
+		return err;
+	ctl = area_alloc(rings, ring, cpu);
+	if (!ctl) {
+		area_free(ring, rings->map_bytes);
+		uncharge_user(rings, pages);
+		return -ENOMEM;
+	}
+	ring->buf = (u8 *)ctl + TAILOR_RING_DATA_OFFSET;
+	ctl->data_offset = TAILOR_RING_DATA_OFFSET;
+	ctl->record_size = rings->record_size;
+	ctl->capacity = rings->capacity;
+	/* Pairs with the acquires of ctl in ring_ctl(). */
+	smp_store_release(&ring->ctl, ctl);
+	return 0;
+}
+
+/* @ring's control page, or NULL for a CPU that has no ring. */
+static struct tailor_ring_control *ring_ctl(struct tailor_ring *ring)
+{
+	/* Pairs with the release in ring_add(): the ring is whole. */
+	return smp_load_acquire(&ring->ctl);
+}
+
 /* The layout the uapi header promises, and room for it in one page. */
 static_assert(offsetof(struct tailor_ring_control, tail) == 64);
 static_assert(sizeof(struct tailor_ring_control) <= TAILOR_RING_DATA_OFFSET);
 
 int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
-		       u32 record_size, u32 wakeup)
+		       u32 record_size, u32 wakeup, bool all_possible)
 {
 	int cpu, err;
 
@@ -168,46 +212,72 @@ int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
 
 	rings->map_bytes = TAILOR_RING_DATA_OFFSET +
 			   PAGE_ALIGN((u64)capacity * record_size);
-	err = charge_user(rings, (rings->map_bytes >> PAGE_SHIFT) *
-				 num_possible_cpus());
-	if (err)
-		return err;
-	rings->cpu = alloc_percpu(struct tailor_ring);
-	if (!rings->cpu) {
-		uncharge_user(rings);
-		return -ENOMEM;
-	}
 	rings->capacity = capacity;
 	rings->record_size = record_size;
 	rings->wakeup = wakeup;
-
-	for_each_possible_cpu(cpu) {
-		struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
-
-		err = area_alloc(ring, rings->map_bytes, cpu);
+	/*
+	 * Who pays, decided now for every ring of the session, also those
+	 * of CPUs that come up later (tailor_rings_add_cpu()), which the
+	 * hotplug thread allocates: the caller's user, allowance and memory
+	 * cgroup.  Not audited: most callers stay within the allowance.
+	 */
+	rings->uid = current_uid();
+	rings->allowance = ((unsigned long)READ_ONCE(user_ring_kb) >> (PAGE_SHIFT - 10)) *
+			   num_possible_cpus() + (rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT);
+	rings->unlimited = ns_capable_noaudit(&init_user_ns, CAP_IPC_LOCK) ||
+			   ns_capable_noaudit(&init_user_ns, CAP_PERFMON) ||
+			   ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
+	rings->memcg = get_mem_cgroup_from_mm(current->mm);
+	rings->cpu = alloc_percpu(struct tailor_ring);
+	if (!rings->cpu) {
+		tailor_rings_free(rings);
+		return -ENOMEM;
+	}
+	/*
+	 * A CPU that comes up after this gets its ring from the session.
+	 * Clients before ABI 8 map every possible CPU's.
+	 */
+	for_each_cpu(cpu, all_possible ? cpu_possible_mask : cpu_online_mask) {
+		err = ring_add(rings, cpu);
 		if (err) {
 			tailor_rings_free(rings);
 			return err;
 		}
-		ring->buf = (u8 *)ring->ctl + TAILOR_RING_DATA_OFFSET;
-		ring->ctl->data_offset = TAILOR_RING_DATA_OFFSET;
-		ring->ctl->record_size = record_size;
-		ring->ctl->capacity = capacity;
 	}
 	return 0;
+}
+
+/*
+ * A ring for @cpu, come online after the rings were allocated; caller
+ * holds the session's rings_lock.  Failure (the user's allowance spent,
+ * no memory) is said, not returned: the CPU comes up regardless, and
+ * what the session samples there is counted lost.
+ */
+void tailor_rings_add_cpu(struct tailor_rings *rings, int cpu)
+{
+	int err;
+
+	if (!rings->cpu)
+		return;
+	err = ring_add(rings, cpu);
+	if (err)
+		pr_info_ratelimited("no ring on CPU %d for a session of uid %u (error %d): its samples there are lost\n",
+				    cpu, from_kuid(&init_user_ns, rings->uid), err);
 }
 
 void tailor_rings_free(struct tailor_rings *rings)
 {
 	int cpu;
 
-	if (!rings->cpu)
-		return;
-	for_each_possible_cpu(cpu)
-		area_free(per_cpu_ptr(rings->cpu, cpu), rings->map_bytes);
-	free_percpu(rings->cpu);
-	rings->cpu = NULL;
-	uncharge_user(rings);
+	if (rings->cpu) {
+		for_each_possible_cpu(cpu)
+			area_free(per_cpu_ptr(rings->cpu, cpu), rings->map_bytes);
+		free_percpu(rings->cpu);
+		rings->cpu = NULL;
+	}
+	uncharge_user(rings, rings->charged);
+	mem_cgroup_put(rings->memcg);
+	rings->memcg = NULL;
 }
 
 /* What a consumer may take: head - tail, or 0 for a tail out of range. */
@@ -224,18 +294,23 @@ bool tailor_rings_empty(struct tailor_rings *rings)
 		return true;
 	for_each_possible_cpu(cpu) {
 		struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
+		struct tailor_ring_control *ctl = ring_ctl(ring);
 
 		/* Pairs with the release of head in tailor_ring_end(). */
-		if (ring_queued(rings, smp_load_acquire(&ring->head),
-				READ_ONCE(ring->ctl->tail)))
+		if (ctl && ring_queued(rings, smp_load_acquire(&ring->head),
+				       READ_ONCE(ctl->tail)))
 			return false;
 	}
 	return true;
 }
 
-/* The slot for the next record, or NULL (and counted) if full. */
+/*
+ * The slot for the next record, or NULL (and counted) if full or if this
+ * CPU has no ring (it came up and its ring could not be had).
+ */
 static u64 *ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
 {
+	struct tailor_ring_control *ctl = ring_ctl(ring);
 	u64 head = ring->head;
 
 	/*
@@ -243,7 +318,7 @@ static u64 *ring_reserve(struct tailor_rings *rings, struct tailor_ring *ring)
 	 * are done before the producer reuses them.  A tail ahead of head
 	 * makes this look full too.
 	 */
-	if (head - smp_load_acquire(&ring->ctl->tail) >= rings->capacity) {
+	if (!ctl || head - smp_load_acquire(&ctl->tail) >= rings->capacity) {
 		this_cpu_inc(rings->cpu->lost);
 		return NULL;
 	}
@@ -303,12 +378,16 @@ bool tailor_ring_end(struct tailor_rings *rings, struct tailor_ring *ring,
 static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 			 char __user *buf, size_t max_records)
 {
-	/* Pairs with the release of head in tailor_ring_end(). */
-	u64 head = smp_load_acquire(&ring->head);
-	u64 tail = READ_ONCE(ring->ctl->tail);
+	struct tailor_ring_control *ctl = ring_ctl(ring);
 	size_t rs = rings->record_size;
 	size_t done = 0;
-	u64 avail;
+	u64 head, tail, avail;
+
+	if (!ctl)
+		return 0;
+	/* Pairs with the release of head in tailor_ring_end(). */
+	head = smp_load_acquire(&ring->head);
+	tail = READ_ONCE(ctl->tail);
 
 	/* A tail a mapping's reader broke: go on from head. */
 	if (head - tail > rings->capacity)
@@ -326,7 +405,7 @@ static ssize_t ring_read(struct tailor_rings *rings, struct tailor_ring *ring,
 		tail += chunk;
 	}
 	/* Pairs with the acquire of tail in ring_reserve(). */
-	smp_store_release(&ring->ctl->tail, tail);
+	smp_store_release(&ctl->tail, tail);
 	if (!done && avail)
 		return -EFAULT;
 	return done;
@@ -362,6 +441,7 @@ ssize_t tailor_rings_read(struct tailor_rings *rings, char __user *buf,
 int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma)
 {
 	unsigned long pages = rings->map_bytes >> PAGE_SHIFT;
+	struct tailor_ring_control *ctl;
 	unsigned long cpu;
 
 	if (!rings->cpu)
@@ -375,8 +455,12 @@ int tailor_rings_mmap(struct tailor_rings *rings, struct vm_area_struct *vma)
 	cpu = vma->vm_pgoff / pages;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
+	ctl = ring_ctl(per_cpu_ptr(rings->cpu, cpu));
+	/* Offline since the configure, and no ring yet. */
+	if (!ctl)
+		return -ENODEV;
 	/* Also sets VM_DONTEXPAND and VM_DONTDUMP. */
-	return remap_vmalloc_range(vma, per_cpu_ptr(rings->cpu, cpu)->ctl, 0);
+	return remap_vmalloc_range(vma, ctl, 0);
 }
 
 /* @cpu's figures into @st; returns its samples dropped for a kernel IP. */
@@ -384,8 +468,9 @@ u64 tailor_rings_stats(struct tailor_rings *rings, int cpu,
 		       struct tailor_cpu_stats *st)
 {
 	struct tailor_ring *ring = per_cpu_ptr(rings->cpu, cpu);
+	struct tailor_ring_control *ctl = ring_ctl(ring);
 	/* One read of each, so delivered + queued is exact once stopped. */
-	u64 tail = smp_load_acquire(&ring->ctl->tail);
+	u64 tail = ctl ? smp_load_acquire(&ctl->tail) : 0;
 	/* Pairs with the release of head in tailor_ring_end(). */
 	u64 head = smp_load_acquire(&ring->head);
 	u64 queued = ring_queued(rings, head, tail);

@@ -15,6 +15,8 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <linux/cpumask.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include "tailor.h"
 
 #define TAILOR_TICK	(HZ / 10)
@@ -78,9 +80,13 @@ out:
 	mutex_unlock(&s->lock);
 }
 
+/* The hotplug state of the sessions' rings (main.c sets it up). */
+int tailor_cpuhp_state;
+
 static int tailor_open(struct inode *inode, struct file *file)
 {
 	struct tailor_session *s;
+	int err;
 
 	if (!tailor_open_allowed())
 		return -EACCES;
@@ -90,6 +96,7 @@ static int tailor_open(struct inode *inode, struct file *file)
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
 	mutex_init(&s->map_lock);
+	mutex_init(&s->rings_lock);
 	atomic_set(&s->mappings, 0);
 	init_waitqueue_head(&s->readers);
 	init_irq_work(&s->wakeup, wake_readers);
@@ -97,8 +104,29 @@ static int tailor_open(struct inode *inode, struct file *file)
 	xa_init(&s->tasks);
 	INIT_DELAYED_WORK(&s->tick, session_tick);
 	s->state = TAILOR_STATE_NEW;
+	err = cpuhp_state_add_instance_nocalls(tailor_cpuhp_state, &s->cpuhp_node);
+	if (err) {
+		kfree(s);
+		return err;
+	}
 	file->private_data = s;
 	return stream_open(inode, file);
+}
+
+/*
+ * Hotplug: @cpu came up.  A configured session gets a ring there, so
+ * that what it samples on @cpu is kept (its counters follow their tasks
+ * there by themselves).  Never fails: the CPU comes up regardless.
+ */
+int tailor_session_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct tailor_session *s = hlist_entry(node, struct tailor_session,
+					       cpuhp_node);
+
+	mutex_lock(&s->rings_lock);
+	tailor_rings_add_cpu(&s->rings, cpu);
+	mutex_unlock(&s->rings_lock);
+	return 0;
 }
 
 static int tailor_release(struct inode *inode, struct file *file)
@@ -111,10 +139,13 @@ static int tailor_release(struct inode *inode, struct file *file)
 	cancel_delayed_work_sync(&s->tick);
 	mutex_unlock(&s->lock);
 
+	/* Waits for a hotplug callback that may be at the rings. */
+	cpuhp_state_remove_instance_nocalls(tailor_cpuhp_state, &s->cpuhp_node);
 	tailor_rings_free(&s->rings);
 	tailor_plan_release(&s->plan);
 	kfree(s->events);
 	xa_destroy(&s->tasks);
+	mutex_destroy(&s->rings_lock);
 	mutex_destroy(&s->map_lock);
 	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
@@ -152,7 +183,7 @@ static long ioctl_configure(struct tailor_session *s,
 	struct tailor_config cfg;
 	struct tailor_plan plan;
 	struct tailor_rings rings = {};
-	int size, err;
+	int size, err, cpu;
 
 	size = copy_struct_in(&cfg, sizeof(cfg), TAILOR_CONFIG_SIZE_VER0, ucfg);
 	if (size < 0)
@@ -167,7 +198,7 @@ static long ioctl_configure(struct tailor_session *s,
 	if (err)
 		goto out_plan;
 	err = tailor_rings_alloc(&rings, cfg.ring_records, cfg.record_size,
-				 cfg.wakeup_records);
+				 cfg.wakeup_records, cfg.abi_version < 8);
 	if (err)
 		goto out_plan;
 	/* Out fields since ABI 4; earlier clients keep their zeros. */
@@ -186,6 +217,7 @@ static long ioctl_configure(struct tailor_session *s,
 	 * nothing fills any more.
 	 */
 	mutex_lock(&s->read_lock);
+	mutex_lock(&s->rings_lock);
 	mutex_lock(&s->map_lock);
 	if (atomic_read(&s->mappings)) {
 		err = -EBUSY;
@@ -194,9 +226,20 @@ static long ioctl_configure(struct tailor_session *s,
 		swap(s->plan, plan);
 	}
 	mutex_unlock(&s->map_lock);
+	mutex_unlock(&s->rings_lock);
 	mutex_unlock(&s->read_lock);
 	if (err)
 		goto out_rings;
+	/*
+	 * A CPU that came up since the rings were allocated found the old
+	 * ones, or none: it gets its ring now.
+	 */
+	cpus_read_lock();
+	mutex_lock(&s->rings_lock);
+	for_each_online_cpu(cpu)
+		tailor_rings_add_cpu(&s->rings, cpu);
+	mutex_unlock(&s->rings_lock);
+	cpus_read_unlock();
 	s->target_exited = false;
 	WRITE_ONCE(s->state, TAILOR_STATE_CONFIGURED);
 out_rings:

@@ -71,6 +71,9 @@ struct tailor_rings {
 	u64 map_bytes;		/* one CPU's area: control page and records */
 	kuid_t uid;		/* charged for the pages, as perf's mmap */
 	unsigned long charged;	/* pages, in ring.c's count for uid */
+	unsigned long allowance; /* pages uid may hold, from its configure */
+	bool unlimited;		/* CAP_IPC_LOCK or CAP_PERFMON at configure */
+	struct mem_cgroup *memcg; /* charged for the pages, ours to put */
 };
 
 enum tailor_state {
@@ -143,6 +146,15 @@ struct tailor_session {
 	struct mutex map_lock;
 	atomic_t mappings;
 
+	/*
+	 * A CPU that comes up gets a ring (tailor_session_cpu_online(), in
+	 * the hotplug thread): rings_lock keeps CONFIGURE from swapping the
+	 * rings meanwhile.  Taken with the CPUs' hotplug lock held, it is
+	 * taken after lock and read_lock, before map_lock.
+	 */
+	struct mutex rings_lock;
+	struct hlist_node cpuhp_node;
+
 	/* On sched.c's list while running with switches or wakeups. */
 	struct list_head sched_node;
 
@@ -153,8 +165,9 @@ struct tailor_session {
 
 /* ring.c */
 int tailor_rings_alloc(struct tailor_rings *rings, u32 capacity,
-		       u32 record_size, u32 wakeup);
+		       u32 record_size, u32 wakeup, bool all_possible);
 void tailor_rings_free(struct tailor_rings *rings);
+void tailor_rings_add_cpu(struct tailor_rings *rings, int cpu);
 bool tailor_rings_empty(struct tailor_rings *rings);
 u64 *tailor_ring_begin(struct tailor_rings *rings, struct tailor_ring **ringp);
 bool tailor_ring_end(struct tailor_rings *rings, struct tailor_ring *ring,
@@ -209,6 +222,8 @@ void tailor_profile_unlock(struct task_struct *task, const struct cred *old);
 
 /* session.c */
 extern const struct file_operations tailor_fops;
+extern int tailor_cpuhp_state;
+int tailor_session_cpu_online(unsigned int cpu, struct hlist_node *node);
 void tailor_fill_info(struct tailor_info *info);
 
 /* main.c */

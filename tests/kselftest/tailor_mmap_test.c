@@ -4,10 +4,12 @@
  * drained by the head/tail protocol of the uapi header.  The mapping's
  * geometry, every mapping the module must refuse, samples that arrive
  * whole and in order, read() and CONFIGURE refused while mapped, a reader
- * that writes a wrong tail, forks, and old clients that see nothing new.
- * Needs tailor.ko loaded and root.
+ * that writes a wrong tail, forks, old clients that see nothing new, and
+ * rings that come and go with CPU hotplug (ABI 8).  Needs tailor.ko
+ * loaded and root.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include "tailor_util.h"
@@ -377,6 +379,116 @@ TEST_F(ring_map, earlier_abi_sees_no_change)
 		.ring_mmap_bytes = self->page + 32768 * 32 }, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	ASSERT_EQ(0, munmap(map, self->page + 32768 * 32));
+}
+
+/*
+ * ABI 8: rings for the CPUs online at configure, and for a CPU when it
+ * comes up; mmap() of a CPU without one says ENODEV.  The box takes CPU
+ * 1 offline and back (Linux's own CPU hotplug, as a cloud VM's vCPUs come
+ * and go); a session's target then runs on it and its samples there are
+ * taken in place.  Teardown brings CPU 1 back whatever happened.
+ */
+#define HOTPLUG_CPU	1
+
+FIXTURE(hotplug) {
+	int fd;
+	pid_t child;
+	int go_fd;
+	bool offlined;
+};
+
+FIXTURE_SETUP(hotplug)
+{
+	int err;
+
+	self->fd = -1;
+	if (access(TAILOR_DEVICE, F_OK))
+		SKIP(return, "%s missing: load tailor.ko first", TAILOR_DEVICE);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online: none to take away");
+	err = set_cpu_online(HOTPLUG_CPU, false);
+	if (err)
+		SKIP(return, "cannot take CPU %d offline: %s", HOTPLUG_CPU, strerror(-err));
+	self->offlined = true;
+	self->fd = tailor_open();
+	ASSERT_LE(0, self->fd);
+	self->child = spawn_tagged_child(MMAP_TAG, 300000000, &self->go_fd);
+	ASSERT_LT(0, self->child);
+}
+
+FIXTURE_TEARDOWN(hotplug)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		waitpid(self->child, NULL, 0);
+		if (self->go_fd >= 0)
+			close(self->go_fd);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->offlined)
+		EXPECT_EQ(0, set_cpu_online(HOTPLUG_CPU, true));
+}
+
+TEST_F(hotplug, rings_come_with_their_cpu)
+{
+	struct tailor_config cfg, old_cfg;
+	struct tailor_ring_control *ctl;
+	struct tailor_stats st;
+	uint64_t last = 0, bad = 0, looped = 0, taken;
+	cpu_set_t set;
+	int old_fd;
+	void *map;
+
+	tailor_config_init(&cfg, self->child);
+	ASSERT_EQ(0, tailor_configure(self->fd, &cfg));
+	map = map_cpu(self->fd, &cfg, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, munmap(map, cfg.ring_mmap_bytes));
+	/* Offline at configure: no ring. */
+	map = map_cpu(self->fd, &cfg, HOTPLUG_CPU);
+	EXPECT_EQ(MAP_FAILED, map);
+	EXPECT_EQ(ENODEV, errno);
+	if (map != MAP_FAILED)
+		munmap(map, cfg.ring_mmap_bytes);
+
+	/* A client before ABI 8 maps every possible CPU's ring, as it did. */
+	old_fd = tailor_open();
+	ASSERT_LE(0, old_fd);
+	tailor_config_init(&old_cfg, self->child);
+	old_cfg.abi_version = 7;
+	ASSERT_EQ(0, tailor_configure(old_fd, &old_cfg));
+	map = map_cpu(old_fd, &old_cfg, HOTPLUG_CPU);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, munmap(map, old_cfg.ring_mmap_bytes));
+	close(old_fd);
+
+	/* Up again: the session has its ring, and the target runs there. */
+	ASSERT_EQ(0, set_cpu_online(HOTPLUG_CPU, true));
+	self->offlined = false;
+	map = map_cpu(self->fd, &cfg, HOTPLUG_CPU);
+	ASSERT_NE(MAP_FAILED, map);
+	ctl = map;
+	EXPECT_EQ(cfg.ring_capacity, ctl->capacity);
+	EXPECT_EQ(cfg.record_size, ctl->record_size);
+	CPU_ZERO(&set);
+	CPU_SET(HOTPLUG_CPU, &set);
+	ASSERT_EQ(0, sched_setaffinity(self->child, sizeof(set), &set));
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_START));
+	go(self->go_fd);
+	self->go_fd = -1;
+	EXPECT_EQ(0, wait_exit_code(self->child));
+	ASSERT_EQ(0, ioctl(self->fd, TAILOR_IOC_STOP));
+	taken = drain_ring(_metadata, map, self->child, &last, &bad, &looped);
+	self->child = 0;
+	ASSERT_EQ(0, tailor_stats(self->fd, &st, NULL, 0));
+	/* 300 ms at 1 ms, all of it on the CPU that came up. */
+	EXPECT_LT(200, taken);
+	EXPECT_EQ(taken, st.total.delivered);
+	EXPECT_EQ(0, bad);
+	TH_LOG("%llu samples in place from CPU %d, which came up after the configure, %llu lost",
+	       (unsigned long long)taken, HOTPLUG_CPU, (unsigned long long)st.total.lost);
+	ASSERT_EQ(0, munmap(map, cfg.ring_mmap_bytes));
 }
 
 TEST_HARNESS_MAIN

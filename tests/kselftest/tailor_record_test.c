@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
@@ -762,6 +763,67 @@ TEST(attach_to_running_process)
 	ASSERT_EQ(2, field_ll(d.out, "threads")) TH_LOG("%s", d.out);
 	/* Mappings that existed before attach come from /proc (time_kind 3). */
 	ASSERT_NE(NULL, strstr(d.out, "time_kind=3 path=" WL "tw_spin"));
+}
+
+/*
+ * A CPU that comes up while tailor record runs: tailor.ko gives the
+ * session a ring there (ABI 8) and record maps it within a second.  CPU
+ * 1 goes offline, the target spins on CPU 0 and, half a second into the
+ * recording, CPU 1 comes back and the target moves there: its samples on
+ * CPU 1 are in the recording and nothing is lost.
+ */
+TEST(a_cpu_that_comes_up_mid_recording_is_read)
+{
+	char pidbuf[16];
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--duration", "2",
+			 "-p", pidbuf, NULL };
+	struct run r, d;
+	cpu_set_t set;
+	pid_t victim, mover;
+	int err, status, on1;
+	const char *p;
+
+	skip_unless_ready(_metadata);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online: none to take away");
+	err = set_cpu_online(1, false);
+	if (err)
+		SKIP(return, "cannot take CPU 1 offline: %s", strerror(-err));
+	victim = fork();
+	ASSERT_LE(0, victim);
+	if (victim == 0) {
+		execl(WL "tw_spin", "tw_spin", "4000", "1", "0", NULL);
+		_exit(126);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", victim);
+	unlink(OUT);
+	mover = fork();
+	ASSERT_LE(0, mover);
+	if (mover == 0) {
+		/* record creates its file once the rings it has are mapped. */
+		for (int i = 0; i < 1000 && access(OUT, F_OK); i++)
+			usleep(10000);
+		usleep(300000);
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		_exit(set_cpu_online(1, true) || sched_setaffinity(victim, sizeof(set), &set));
+	}
+	run(&r, argv);
+	ASSERT_EQ(mover, waitpid(mover, &status, 0));
+	EXPECT_EQ(0, set_cpu_online(1, true));
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, "--samples=1000000");
+	ASSERT_EQ(0, d.status);
+	for (on1 = 0, p = d.out; (p = strstr(p, " cpu=1 ")) != NULL; p++)
+		on1++;
+	/* Over a second on CPU 1 at 4 kHz; the box's timer gives fewer. */
+	EXPECT_LT(300, on1) TH_LOG("%lld samples, %d on CPU 1", field_ll(d.out, "samples"), on1);
+	EXPECT_EQ(0, field_ll(d.out, "end.lost"));
+	EXPECT_EQ(field_ll(d.out, "end.produced"), field_ll(d.out, "end.delivered"));
+	TH_LOG("%lld samples, %d of them on CPU 1", field_ll(d.out, "samples"), on1);
 }
 
 /*

@@ -248,6 +248,23 @@ static inline int reg_slot(uint64_t mask, int reg)
 	return __builtin_popcountll(mask & ((1ull << reg) - 1));
 }
 
+/* Takes @cpu offline or brings it up (root): 0 or -errno. */
+static inline int set_cpu_online(int cpu, bool online)
+{
+	char path[80];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, online ? "1" : "0", 1) == 1;
+	if (!ok)
+		ok = -errno;
+	close(fd);
+	return ok == 1 ? 0 : ok;
+}
+
 static inline int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

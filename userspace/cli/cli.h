@@ -31,9 +31,11 @@ const char *source_name(uint32_t source);
 
 /* Every possible CPU's ring, mapped (ABI 4); NULL for a CPU there is not. */
 struct ring_maps {
-	struct tailor_ring_control **ctl;	/* by CPU */
+	struct tailor_ring_control **ctl;	/* by CPU; NULL: no ring (yet) */
+	bool *possible;				/* by CPU */
 	uint32_t nr_cpus;
 	size_t bytes;				/* of each mapping */
+	uint32_t capacity, record_size;		/* the session's, each ring's */
 };
 
 /* A span of whole records in a mapped ring. */
@@ -45,6 +47,7 @@ struct ring_span {
 /* Map the rings of configured session @fd; prints why on failure. */
 int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
 		     struct ring_maps *m);
+int device_map_new_rings(int fd, struct ring_maps *m);
 void device_unmap_rings(struct ring_maps *m);
 /*
  * What CPU @cpu's ring holds now: up to two spans (the second after the

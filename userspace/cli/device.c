@@ -125,53 +125,76 @@ static int possible_cpus(bool *possible, uint32_t nr)
 	return 0;
 }
 
+/*
+ * CPU @cpu's ring into m->ctl[cpu]: 0, also for a CPU that has none
+ * (offline when the session was configured: tailor.ko gives it one when
+ * it comes up), or -1 with the error said.
+ */
+static int map_ring(int fd, struct ring_maps *m, uint32_t cpu)
+{
+	struct tailor_ring_control *ctl;
+	void *map;
+
+	map = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   (off_t)cpu * (off_t)m->bytes);
+	if (map == MAP_FAILED) {
+		if (errno == ENODEV)
+			return 0;
+		err_msg("cannot map CPU %u's ring of %zu bytes from %s: %s", cpu, m->bytes,
+			TAILOR_DEVICE, strerror(errno));
+		return -1;
+	}
+	ctl = map;
+	/* ring_peek() trusts the geometry: it must be the session's. */
+	if (ctl->capacity != m->capacity || ctl->record_size != m->record_size ||
+	    ctl->data_offset + (uint64_t)m->capacity * m->record_size > m->bytes) {
+		munmap(map, m->bytes);
+		err_msg("CPU %u's ring is not the one tailor.ko configured: rebuild tailor and tailor.ko with 'make'",
+			cpu);
+		return -1;
+	}
+	m->ctl[cpu] = ctl;
+	return 0;
+}
+
 int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
 		     struct ring_maps *m)
 {
-	bool *possible = calloc(nr_cpu_ids, sizeof(*possible));
-	uint32_t cpu;
-
 	memset(m, 0, sizeof(*m));
 	m->ctl = calloc(nr_cpu_ids, sizeof(*m->ctl));
-	if (!possible || !m->ctl) {
+	m->possible = calloc(nr_cpu_ids, sizeof(*m->possible));
+	if (!m->possible || !m->ctl) {
 		err_msg("out of memory");
 		goto fail;
 	}
 	m->nr_cpus = nr_cpu_ids;
 	m->bytes = cfg->ring_mmap_bytes;
-	if (possible_cpus(possible, nr_cpu_ids)) {
+	m->capacity = cfg->ring_capacity;
+	m->record_size = cfg->record_size;
+	if (possible_cpus(m->possible, nr_cpu_ids)) {
 		err_msg("cannot read the possible CPUs from /sys/devices/system/cpu/possible");
 		goto fail;
 	}
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		void *map;
-
-		if (!possible[cpu])
-			continue;
-		map = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			   (off_t)cpu * (off_t)m->bytes);
-		if (map == MAP_FAILED) {
-			err_msg("cannot map CPU %u's ring of %zu bytes from %s: %s", cpu, m->bytes,
-				TAILOR_DEVICE, strerror(errno));
-			goto fail;
-		}
-		m->ctl[cpu] = map;
-		/* ring_peek() trusts the geometry: it must be the session's. */
-		if (m->ctl[cpu]->capacity != cfg->ring_capacity ||
-		    m->ctl[cpu]->record_size != cfg->record_size ||
-		    m->ctl[cpu]->data_offset + (uint64_t)cfg->ring_capacity * cfg->record_size >
-			    m->bytes) {
-			err_msg("CPU %u's ring is not the one tailor.ko configured: rebuild tailor and tailor.ko with 'make'",
-				cpu);
-			goto fail;
-		}
-	}
-	free(possible);
+	if (device_map_new_rings(fd, m))
+		goto fail;
 	return 0;
 fail:
-	free(possible);
 	device_unmap_rings(m);
 	return -1;
+}
+
+/*
+ * Maps the rings of possible CPUs not mapped yet: at the start, and then
+ * now and again for CPUs that came up since.  0 or -1.
+ */
+int device_map_new_rings(int fd, struct ring_maps *m)
+{
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (m->possible[cpu] && !m->ctl[cpu] && map_ring(fd, m, cpu))
+			return -1;
+	return 0;
 }
 
 void device_unmap_rings(struct ring_maps *m)
@@ -182,6 +205,7 @@ void device_unmap_rings(struct ring_maps *m)
 		if (m->ctl[cpu])
 			munmap(m->ctl[cpu], m->bytes);
 	free(m->ctl);
+	free(m->possible);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -42,6 +42,7 @@
 #define DEFAULT_OUTPUT		"tailor.rec"
 #define POLL_MS			100
 #define STATUS_MS		500
+#define RINGS_MS		1000	/* how often to look for new CPUs' rings */
 
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
@@ -1142,6 +1143,7 @@ static int record_loop(struct recorder *r)
 	uint64_t deadline = r->o->duration ?
 		r->start_ns + (uint64_t)(r->o->duration * 1e9) : 0;
 	uint64_t next_status = r->start_ns + STATUS_MS * 1000000ull;
+	uint64_t next_rings = r->start_ns + RINGS_MS * 1000000ull;
 	struct pollfd pfd[66];
 	int nfd, i, more, err;
 	bool drained, exited;
@@ -1206,6 +1208,12 @@ static int record_loop(struct recorder *r)
 			return 0;
 		}
 		now = mono_ns();
+		/* A CPU that came up has a ring now (CPU hotplug). */
+		if (now >= next_rings) {
+			if (device_map_new_rings(r->fd, &r->maps))
+				return -1;
+			next_rings = now + RINGS_MS * 1000000ull;
+		}
 		if (deadline && now >= deadline) {
 			snprintf(r->reason, sizeof(r->reason), "duration");
 			return 0;

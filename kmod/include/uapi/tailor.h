@@ -42,11 +42,13 @@
  * switches and wakeups as event records in the rings (TAILOR_CFG_SWITCHES,
  * TAILOR_CFG_WAKEUPS); 6 call stacks (TAILOR_CFG_CALLCHAIN,
  * tailor_config.callchain_max, was reserved32); 7 structs that grow by
- * size (above), and tailor_stats.kernel_ip_dropped.  The module still
+ * size (above), and tailor_stats.kernel_ip_dropped; 8 rings for the
+ * CPUs online, and those that come up (mmap() of another fails with
+ * ENODEV; before, every possible CPU had a ring).  The module still
  * takes configurations of every earlier version, which cannot ask for
  * what came later.
  */
-#define TAILOR_ABI_VERSION	7
+#define TAILOR_ABI_VERSION	8
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -422,6 +424,12 @@ static __inline__ __u64 tailor_tsc_to_ns(__u64 tsc_delta, __u32 mult, __u32 shif
  *
  *   mmap(NULL, cfg.ring_mmap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
  *        fd, cpu * cfg.ring_mmap_bytes)
+ *
+ * Since ABI 8 (the configuration's abi_version), rings exist for the
+ * CPUs online at configure, and a CPU that comes up later gets its ring
+ * then; mmap() of a CPU without one fails with ENODEV: try again later.
+ * What a session samples on a CPU without a ring is counted lost.  Before
+ * ABI 8 every possible CPU has a ring.
  *
  * The mapping starts with this control page; record n (counting from
  * configure) is at data_offset + (n & (capacity - 1)) * record_size.
