@@ -239,6 +239,8 @@ native() {
 	check "tailor command, example engine and workloads build with -Werror" \
 		"$out/userspace.log" make -s -C "$top" userspace examples workloads
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
+	tap_totals "tailor record's end-to-end tests with the BPF collector (native, kernel $(uname -r))" \
+		"$out/bpf-record.log" tests/bpf/bpf_record_test.sh
 	check "bench/sideband-sink.c (ASan, UBSan) sees every switch of tw_pingpong" \
 		"$out/sideband-sink.log" bench_sink_test
 	check "bench/clock-floor.c (ASan, UBSan) takes the samples its counted CPU time asks for" \

@@ -16,7 +16,7 @@ export DEBIAN_FRONTEND=noninteractive
 base_pkgs=(
 	build-essential bc bison flex libssl-dev libelf-dev kmod
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1 linux-perf
-	libdw-dev libpfm4-dev zlib1g-dev libiberty-dev
+	libdw-dev libpfm4-dev zlib1g-dev libiberty-dev libbpf-dev bpftool
 	golang-go python3
 	qemu-system-x86 busybox-static cpio sparse
 	python3-ply python3-git

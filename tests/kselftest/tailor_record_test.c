@@ -5,6 +5,12 @@
  * interrupted and killed recordings; exit statuses; every bad option and
  * environment failure with its message and exit code.  The recordings are
  * checked through 'tailor dump'.  Needs tailor.ko loaded and root.
+ *
+ * The same tests run against the BPF collector natively (tests/bpf/
+ * bpf_record_test.sh): built with TAILOR_TEST_ROOT where tailor and the
+ * workloads are, run with TAILOR_COLLECTOR=bpf, which tailor record takes
+ * as its --collector.  Tests of the module itself, and those that change
+ * the machine (a tmpfs mounted, a CPU taken offline), are the box's.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -15,8 +21,13 @@
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
-#define TAILOR		"/tailor/bin/tailor"
-#define WL		"/tailor/workloads/"
+#ifndef TAILOR_TEST_ROOT
+#define TAILOR_TEST_ROOT	"/tailor"
+#endif
+#define TAILOR		TAILOR_TEST_ROOT "/bin/tailor"
+#define WL		TAILOR_TEST_ROOT "/workloads/"
+/* Natively (TAILOR_TEST_ROOT given): not in the throwaway box. */
+#define IN_BOX		(!strcmp(TAILOR_TEST_ROOT, "/tailor"))
 #define OUT		"/tmp/tailor-record-test.rec"
 
 struct run {
@@ -150,11 +161,26 @@ static void kill_by_name(const char *comm)
 		closedir(dir);
 }
 
+/* The BPF collector, as TAILOR_COLLECTOR=bpf has tailor record use. */
+static bool bpf_collector(void)
+{
+	const char *c = getenv("TAILOR_COLLECTOR");
+
+	return c && !strcmp(c, "bpf");
+}
+
 static void skip_unless_ready(struct __test_metadata *_metadata)
 {
-	if (access(TAILOR, X_OK) || access(TAILOR_DEVICE, F_OK))
-		SKIP(return, "needs %s and tailor.ko loaded", TAILOR);
+	if (access(TAILOR, X_OK) || (!bpf_collector() && access(TAILOR_DEVICE, F_OK)))
+		SKIP(return, "needs %s and tailor.ko loaded (or TAILOR_COLLECTOR=bpf)", TAILOR);
 }
+
+/* A test of tailor.ko, or one that changes the machine: the box's only. */
+#define SKIP_UNLESS_MODULE_IN_BOX()						\
+	do {									\
+		if (bpf_collector() || !IN_BOX)					\
+			SKIP(return, "tailor.ko's, in the test box");		\
+	} while (0)
 
 TEST(launch_single_thread)
 {
@@ -175,10 +201,15 @@ TEST(launch_single_thread)
 	ASSERT_STREQ("complete", field(d.out, "status", buf, sizeof(buf)));
 	ASSERT_STREQ("target-exited", field(d.out, "end.reason", buf, sizeof(buf)));
 	ASSERT_STREQ("timer", field(d.out, "meta.source_used", buf, sizeof(buf)));
-	/* r15, and rip where the module offers the entry IP. */
-	ASSERT_EQ(0, tailor_info(&info));
-	ASSERT_STREQ(info.caps & TAILOR_CAP_ENTRY_IP ? "0x800100" : "0x800000",
+	/* r15, and rip where the module offers the entry IP (BPF does). */
+	if (!bpf_collector())
+		ASSERT_EQ(0, tailor_info(&info));
+	ASSERT_STREQ(bpf_collector() || (info.caps & TAILOR_CAP_ENTRY_IP) ? "0x800100" : "0x800000",
 		     field(d.out, "meta.regs_mask", buf, sizeof(buf)));
+	ASSERT_STREQ(bpf_collector() ? "bpf" : "tailor.ko",
+		     field(d.out, "meta.collector", buf, sizeof(buf)));
+	ASSERT_STREQ(bpf_collector() ? "monotonic" : "tsc",
+		     field(d.out, "meta.clock", buf, sizeof(buf)));
 	ASSERT_STRNE(ABSENT, field(d.out, "meta.cpu_model", buf, sizeof(buf)));
 	ASSERT_LT(0, field_ll(d.out, "meta.tsc_khz_measured"));
 	ASSERT_LE(150, field_ll(d.out, "samples"));
@@ -322,6 +353,47 @@ static void send_once_sampled(pid_t pid, void *arg)
 		usleep(100000);
 	}
 	kill(pid, *(int *)arg);
+}
+
+/* Stops the collector for 300 ms once it has written samples: its rings fill. */
+static void stall_once_sampled(pid_t pid, void *arg)
+{
+	int sig = SIGSTOP;
+
+	(void)arg;
+	send_once_sampled(pid, &sig);
+	usleep(300000);
+	kill(pid, SIGCONT);
+}
+
+/*
+ * A reader that falls behind: tailor record stopped for 300 ms with rings
+ * of 64 records while a thread spins at 4 kHz.  The rings fill and the
+ * rest is lost, every sample counted: produced = delivered + lost, and
+ * delivered is what the recording holds.
+ */
+TEST(a_stalled_reader_loses_and_counts)
+{
+	char *argv[] = { TAILOR, "record", "-q", "--ring-records", "64", "--no-switches",
+			 "-o", OUT, "--", WL "tw_spin", "1500", "1", "0", NULL };
+	struct run r, d;
+
+	skip_unless_ready(_metadata);
+	unlink(OUT);
+	run_ex(&r, argv, stall_once_sampled, NULL);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	dump(&d, NULL);
+	ASSERT_EQ(0, d.status);
+	TH_LOG("produced %lld, delivered %lld, lost %lld", field_ll(d.out, "end.produced"),
+	       field_ll(d.out, "end.delivered"), field_ll(d.out, "end.lost"));
+	/* 300 ms at 4 kHz against 64 slots: most of them lost. */
+	EXPECT_LT(500, field_ll(d.out, "end.lost"));
+	EXPECT_EQ(field_ll(d.out, "end.produced"),
+		  field_ll(d.out, "end.delivered") + field_ll(d.out, "end.lost"));
+	EXPECT_EQ(field_ll(d.out, "samples") + field_ll(d.out, "end.events"),
+		  field_ll(d.out, "end.delivered"));
+	/* The recording says how many were lost, and what to do. */
+	EXPECT_NE(NULL, strstr(r.err, "records were lost")) TH_LOG("%s", r.err);
 }
 
 TEST(sigint_leaves_a_complete_file)
@@ -525,6 +597,7 @@ TEST(switches_fall_in_their_rdtsc_brackets)
 	const char *p;
 	bool exact;
 
+	SKIP_UNLESS_MODULE_IN_BOX();
 	skip_unless_ready(_metadata);
 	run(&r, argv);
 	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
@@ -712,6 +785,7 @@ TEST(full_disk_cuts_cleanly_and_says_why)
 	struct run r, d;
 	char buf[512];
 
+	SKIP_UNLESS_MODULE_IN_BOX();
 	skip_unless_ready(_metadata);
 	mkdir("/mnt", 0755);
 	mkdir("/mnt/tiny", 0755);
@@ -783,6 +857,7 @@ TEST(a_cpu_that_comes_up_mid_recording_is_read)
 	int err, status, on1;
 	const char *p;
 
+	SKIP_UNLESS_MODULE_IN_BOX();
 	skip_unless_ready(_metadata);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "one CPU online: none to take away");
@@ -981,9 +1056,13 @@ TEST(help_documents_every_option)
 TEST(no_permission_and_no_module)
 {
 	char *argv[] = { TAILOR, "record", "-q", "-o", "/tmp/x.rec", "--", "true", NULL };
-	struct run r;
+	char *module_argv[] = { TAILOR, "record", "-q", "--collector", "module", "-o",
+				"/tmp/x.rec", "--", "true", NULL };
+	char *auto_argv[] = { TAILOR, "record", "-o", "/tmp/x.rec", "--", "true", NULL };
+	struct run r, a;
 	pid_t pid;
 
+	SKIP_UNLESS_MODULE_IN_BOX();
 	skip_unless_ready(_metadata);
 	/* Not root, no open_gid: the device refuses; tailor says what to do. */
 	pid = fork();
@@ -1002,12 +1081,52 @@ TEST(no_permission_and_no_module)
 	ASSERT_EQ(1, r.status);
 	ASSERT_NE(NULL, strstr(r.err, "no permission to open /dev/tailor")) TH_LOG("%s", r.err);
 
-	/* Module unloaded: tailor says how to load it. */
+	/*
+	 * Module unloaded: asked for, tailor says how to load it; by default
+	 * it records through the BPF collector instead (a kernel with BTF),
+	 * and says so, or says why neither can be had.
+	 */
 	ASSERT_EQ(0, system("rmmod tailor"));
-	run(&r, argv);
+	run(&r, module_argv);
+	run(&a, auto_argv);
 	ASSERT_EQ(0, system("insmod /tailor/tailor.ko"));
 	ASSERT_EQ(1, r.status);
 	ASSERT_NE(NULL, strstr(r.err, "not loaded")) TH_LOG("%s", r.err);
+	if (access("/sys/kernel/btf/vmlinux", F_OK)) {
+		ASSERT_EQ(1, a.status);
+		ASSERT_NE(NULL, strstr(a.err, "nothing to record with: tailor.ko is not loaded"))
+			TH_LOG("%s", a.err);
+	} else {
+		ASSERT_EQ(0, a.status) TH_LOG("%s", a.err);
+		ASSERT_NE(NULL, strstr(a.err, "recording with the BPF collector")) TH_LOG("%s", a.err);
+	}
+}
+
+/* The BPF collector for a user without CAP_BPF and CAP_PERFMON: said. */
+TEST(bpf_collector_refused_without_its_capabilities)
+{
+	char *argv[] = { TAILOR, "record", "-q", "--collector", "bpf", "-o", "/tmp/trt.user.rec",
+			 "--", WL "tw_spin", "100", "1", "0", NULL };
+	struct run r;
+	pid_t pid;
+
+	if (access(TAILOR, X_OK) || access("/sys/kernel/btf/vmlinux", F_OK))
+		SKIP(return, "needs %s and a kernel with BTF", TAILOR);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int e = open("/tmp/trt.user.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+		if (drop_root_to_test_user())
+			_exit(100);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	r.status = wait_exit_code(pid);
+	slurp("/tmp/trt.user.err", r.err, sizeof(r.err));
+	ASSERT_EQ(1, r.status) TH_LOG("%s", r.err);
+	ASSERT_NE(NULL, strstr(r.err, "CAP_BPF and CAP_PERFMON")) TH_LOG("%s", r.err);
 }
 
 TEST_HARNESS_MAIN

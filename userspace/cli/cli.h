@@ -19,44 +19,6 @@
 extern const struct cli_command cmd_record, cmd_dump, cmd_report, cmd_timeline,
 	cmd_completion;
 
-/* ---- device.c: the /dev/tailor session ---- */
-
-/* Open /dev/tailor; on failure prints one sentence saying what to do. */
-int device_open(void);
-int device_info(int fd, struct tailor_info *info);
-/* Configure; on failure prints why, naming the cause. */
-int device_configure(int fd, struct tailor_config *cfg, const char *event);
-int device_stats(int fd, unsigned int abi_version, struct tailor_stats *st);
-const char *source_name(uint32_t source);
-
-/* Every possible CPU's ring, mapped (ABI 4); NULL for a CPU there is not. */
-struct ring_maps {
-	struct tailor_ring_control **ctl;	/* by CPU; NULL: no ring (yet) */
-	bool *possible;				/* by CPU */
-	uint32_t nr_cpus;
-	size_t bytes;				/* of each mapping */
-	uint32_t capacity, record_size;		/* the session's, each ring's */
-};
-
-/* A span of whole records in a mapped ring. */
-struct ring_span {
-	const void *data;
-	size_t bytes;
-};
-
-/* Map the rings of configured session @fd; prints why on failure. */
-int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
-		     struct ring_maps *m);
-int device_map_new_rings(int fd, struct ring_maps *m);
-void device_unmap_rings(struct ring_maps *m);
-/*
- * What CPU @cpu's ring holds now: up to two spans (the second after the
- * ring wraps) and the record count.  The records stay the caller's until
- * ring_release() hands their slots back to the module.
- */
-uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span span[2]);
-void ring_release(const struct ring_maps *m, uint32_t cpu, uint64_t count);
-
 /* ---- events.c: event names to encodings ---- */
 
 struct event_spec {
@@ -79,11 +41,12 @@ enum sideband_target { SB_PROCESS, SB_ALL_CPUS };
  * Watch @pid (all its threads and children, present and future) or every
  * CPU for executable mmaps, comm and task events, with @switches context
  * switches, with @wakeups the wakeups its threads make, emitted as
- * recording records.  NULL (and a message)
- * if perf_event_open is refused.
+ * recording records, their times on the TSC (converted where need be) or,
+ * with @monotonic, on CLOCK_MONOTONIC.  NULL (and a message) if
+ * perf_event_open is refused.
  */
 struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches,
-			       bool wakeups);
+			       bool wakeups, bool monotonic);
 /* The fds to poll for data. */
 int sideband_fds(struct sideband *sb, int *fds, int max);
 /* Move what the kernel has buffered into the recording. */

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cli.h"
+#include "collector.h"
 #include "tailor/kallsyms.h"
 #include "tailor/sample_pack.h"
 #include "tailor/symbols.h"
@@ -47,7 +48,7 @@
 enum {
 	OPT_SOURCE = OPT_LONG_ONLY, OPT_PRECISE, OPT_REGS, OPT_DATA_ADDR, OPT_FILTER,
 	OPT_DURATION, OPT_RING, OPT_TAG_WORD, OPT_NO_CHILDREN, OPT_NO_SWITCHES, OPT_NO_WAKEUPS,
-	OPT_CALL_GRAPH,
+	OPT_CALL_GRAPH, OPT_COLLECTOR,
 };
 
 
@@ -64,6 +65,14 @@ static const struct cli_option record_options[] = {
 	  .help = "a sample every N events (PEBS) or every N ns\n(software clock)" },
 	{ .id = 'F', .name = "freq", .arg = "HZ",
 	  .help = "a sample HZ times a second (default 4000;\nat most 100000).  Not with -c." },
+	{ .id = OPT_COLLECTOR, .name = "collector", .arg = "WHICH",
+	  .help = "module (tailor.ko, /dev/tailor), bpf (a BPF program\n"
+		  "on the software clock, for kernels that load no\n"
+		  "tailor.ko: needs CAP_BPF and CAP_PERFMON), or auto\n"
+		  "(default: the module where /dev/tailor exists, else\n"
+		  "BPF).  TAILOR_COLLECTOR in the environment sets the\n"
+		  "default.",
+	  .complete = "auto module bpf" },
 	{ .id = OPT_SOURCE, .name = "source", .arg = "SOURCE",
 	  .help = "auto (default: PEBS where the CPU has it, else the\n"
 		  "software clock), pebs, or timer",
@@ -182,6 +191,7 @@ const struct cli_command cmd_record = {
 };
 
 struct record_opts {
+	enum collector_kind collector;
 	const char *event;
 	uint64_t period;
 	uint64_t freq;
@@ -237,6 +247,19 @@ static int parse_u64(const char *opt, const char *val, uint64_t min,
 	return 0;
 }
 
+static int parse_collector(const char *opt, const char *val, struct record_opts *o)
+{
+	if (!strcmp(val, "auto"))
+		o->collector = COLLECTOR_AUTO;
+	else if (!strcmp(val, "module"))
+		o->collector = COLLECTOR_KMOD;
+	else if (!strcmp(val, "bpf"))
+		o->collector = COLLECTOR_BPF;
+	else
+		return bad_value(opt, val, "auto, module or bpf");
+	return 0;
+}
+
 static int parse_regs(const char *val, struct record_opts *o)
 {
 	char buf[256], *tok, *save;
@@ -277,6 +300,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->source = -1;
 	o->output = DEFAULT_OUTPUT;
+	val = getenv("TAILOR_COLLECTOR");
+	if (val && *val && parse_collector("TAILOR_COLLECTOR", val, o))
+		return -1;
 	while ((c = usage_next(&cmd_record, argc, argv, &val)) != OPT_END) {
 		switch (c) {
 		case 'e':
@@ -288,6 +314,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'F':
 			if (parse_u64("-F/--freq", val, 1, TAILOR_MAX_FREQ, &o->freq))
+				return -1;
+			break;
+		case OPT_COLLECTOR:
+			if (parse_collector("--collector", val, o))
 				return -1;
 			break;
 		case OPT_SOURCE:
@@ -522,13 +552,15 @@ static int wait_command(pid_t pid)
 struct recorder {
 	struct record_opts *o;
 	struct tailor_config cfg;
-	struct tailor_info info;
+	struct collector c;
 	struct event_spec ev;
-	int fd;
 	struct tlr_writer *w;
 	struct sideband *sb;
-	struct ring_maps maps;
 	uint8_t *pack;		/* a batch of samples, packed */
+	/* The batch being packed (a CPU's run): its state, bytes and samples. */
+	struct tlr_pack_state pack_st;
+	size_t packed;
+	uint32_t pack_count;
 	uint32_t pack_batch;	/* most samples in a batch */
 	uint64_t samples;
 	uint64_t events;	/* switches and wakeups from tailor.ko */
@@ -708,9 +740,9 @@ static int resolve_tag_word(struct recorder *r, int64_t *offset)
 			*offset);
 		return -1;
 	}
-	if (r->info.abi_version < 2) {
+	if (r->c.info.abi_version < 2) {
 		err_msg("record: --tag-word: the loaded tailor.ko speaks ABI %u, which has no tag word; load the module built with this tailor",
-			r->info.abi_version);
+			r->c.info.abi_version);
 		return -1;
 	}
 	return 0;
@@ -734,7 +766,7 @@ static int build_config(struct recorder *r, pid_t target)
 	if (source < 0)
 		source = TAILOR_SOURCE_AUTO;
 	pebs = source == TAILOR_SOURCE_PEBS ||
-	       (source == TAILOR_SOURCE_AUTO && (r->info.caps & TAILOR_CAP_PEBS));
+	       (source == TAILOR_SOURCE_AUTO && (r->c.info.caps & TAILOR_CAP_PEBS));
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
@@ -742,7 +774,7 @@ static int build_config(struct recorder *r, pid_t target)
 	 * An older module records everything but what later ABIs added: ABI 1
 	 * no tag word, ABI 2 no child processes.
 	 */
-	cfg->abi_version = r->info.abi_version < TAILOR_ABI_VERSION ? r->info.abi_version :
+	cfg->abi_version = r->c.info.abi_version < TAILOR_ABI_VERSION ? r->c.info.abi_version :
 			   TAILOR_ABI_VERSION;
 	cfg->source = source;
 	cfg->flags = o->filter_flags;
@@ -770,7 +802,7 @@ static int build_config(struct recorder *r, pid_t target)
 	 * (ABI 5): on the samples' clock, and far cheaper than perf's
 	 * side-band, which an older module leaves them to.
 	 */
-	if (cfg->abi_version >= 5 && (r->info.caps & TAILOR_CAP_SCHED_EVENTS) && !o->no_switches) {
+	if (cfg->abi_version >= 5 && (r->c.info.caps & TAILOR_CAP_SCHED_EVENTS) && !o->no_switches) {
 		cfg->flags |= TAILOR_CFG_SWITCHES;
 		if (!o->no_wakeups)
 			cfg->flags |= TAILOR_CFG_WAKEUPS;
@@ -821,7 +853,7 @@ static int build_config(struct recorder *r, pid_t target)
 	 * that entered the kernel even where no tag was set.
 	 */
 	if (!o->regs_mask && !o->no_regs && !(cfg->flags & TAILOR_CFG_EXCLUDE_KERNEL) &&
-	    (r->info.caps & TAILOR_CAP_ENTRY_IP))
+	    (r->c.info.caps & TAILOR_CAP_ENTRY_IP))
 		cfg->regs_mask = TAILOR_REGS_DEFAULT | 1ull << TAILOR_REG_IP;
 	return 0;
 }
@@ -844,7 +876,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		if (cmd[i] == '\n')
 			cmd[i] = ' ';
 	/* Read together: a JIT's CLOCK_MONOTONIC times convert through them. */
-	tsc = rdtsc();
+	tsc = collector_now(&r->c);
 	mono = mono_ns();
 	r->start_wall_ns = wall_ns();
 	n = snprintf(meta, sizeof(meta), "format=tailor-recording %d\ntool=tailor %s\n",
@@ -860,14 +892,15 @@ static int write_meta(struct recorder *r, pid_t target)
 		"start_wall_ns=%" PRIu64 "\nstart_tsc=%" PRIu64 "\nstart_mono_ns=%" PRIu64 "\n"
 		"sideband_clock=%s\n"
 		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n"
-		"wakeups=%s\nsched_events_from=%s\ncallchain_max=%u\n",
+		"wakeups=%s\nsched_events_from=%s\ncallchain_max=%u\n"
+		"collector=%s\nclock=%s\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
 		source_name(c->source), source_name(c->source_used),
 		c->tsc_source == TAILOR_TSC_PEBS ? "pebs" : "handler",
-		r->info.tsc_khz, r->info.tsc_khz_measured, r->info.tsc_mult,
-		r->info.tsc_shift, (uint64_t)c->sample_period,
+		r->c.info.tsc_khz, r->c.info.tsc_khz_measured, r->c.info.tsc_mult,
+		r->c.info.tsc_shift, (uint64_t)c->sample_period,
 		(uint64_t)c->timer_period_ns, (uint64_t)c->sample_freq,
 		(uint64_t)c->regs_used, c->nr_regs, r->rec_size,
 		c->flags_used,
@@ -883,7 +916,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		r->sb ? sideband_wakeups(r->sb) : "not recorded (no side-band)",
 		r->module_events ? "tailor.ko" :
 		r->sb && sideband_switches(r->sb) ? "perf side-band" : "none",
-		c->callchain_max);
+		c->callchain_max, r->c.name, r->c.clock_monotonic ? "monotonic" : "tsc");
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);
@@ -1032,84 +1065,79 @@ static int stack_id(struct recorder *r, const uint8_t *rec, uint64_t *id)
 	return tlr_write(r->w, TLR_STACK, parts, lens, 2);
 }
 
+/* The batch packed so far as a SAMPLES_PACKED record, if it has any. */
+static int flush_batch(struct recorder *r)
+{
+	struct tlr_samples_packed hdr = { .record_size = r->rec_size };
+	const void *parts[3];
+	size_t lens[3];
+	int err;
+
+	if (!r->pack_count)
+		return 0;
+	hdr.count = r->pack_count;
+	hdr.packed_size = (uint32_t)r->packed;
+	parts[0] = &hdr;
+	lens[0] = sizeof(hdr);
+	parts[1] = &r->pack_st.sum;
+	lens[1] = sizeof(r->pack_st.sum);
+	parts[2] = r->pack;
+	lens[2] = r->packed;
+	err = tlr_write(r->w, TLR_SAMPLES_PACKED, parts, lens, 3);
+	r->samples += r->pack_count;
+	r->pack_count = 0;
+	r->packed = 0;
+	tlr_pack_begin(&r->pack_st, r->rec_size);
+	return err;
+}
+
+/*
+ * One record from the collector: an event becomes its record, a sample
+ * joins the batch of its CPU's run, which is written when the run ends
+ * (@rec NULL) or the batch reaches the pack buffer's worst case.
+ */
+static int take_record(void *arg, uint32_t cpu, const uint8_t *rec)
+{
+	struct recorder *r = arg;
+	uint64_t who;
+	int err;
+
+	(void)cpu;
+	if (!rec)
+		return flush_batch(r);
+	memcpy(&who, rec + 16, sizeof(who));
+	if (r->module_events && tailor_who_is_event(who))
+		return write_event(r, rec);
+	if (tailor_who_flags(who) & TAILOR_SF_KERNEL) {
+		uint64_t ip;
+
+		memcpy(&ip, rec + 8, sizeof(ip));
+		note_kernel_ip(r, ip);
+	}
+	if (r->chain_at) {
+		uint64_t id;
+
+		err = stack_id(r, rec, &id);
+		if (err)
+			return err;
+		memcpy(r->scratch, rec, r->chain_at);
+		memcpy(r->scratch + r->chain_at, &id, sizeof(id));
+		rec = r->scratch;
+	}
+	r->packed += tlr_pack_one(&r->pack_st, rec, r->pack + r->packed);
+	if (++r->pack_count == r->pack_batch)
+		return flush_batch(r);
+	return 0;
+}
+
 static int pull_samples(struct recorder *r, bool *drained)
 {
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
 	bool ended;
-	uint32_t cpu;
+	long n = r->c.ops->drain(&r->c, take_record, r, &ended);
 
-	/*
-	 * Hang-up first: it says stopped and empty, and a stopped session
-	 * produces nothing more, so after this pass there is nothing left.
-	 */
-	ended = poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP);
 	*drained = true;
-	for (cpu = 0; cpu < r->maps.nr_cpus; cpu++) {
-		const uint32_t rs = r->cfg.record_size;
-		struct ring_span span[2];
-		uint64_t n = ring_peek(&r->maps, cpu, span), first = span[0].bytes / rs, i = 0;
-
-		/* In batches no larger than the pack buffer's worst case. */
-		while (i < n) {
-			struct tlr_samples_packed hdr = { .record_size = r->rec_size };
-			uint64_t end = n - i < r->pack_batch ? n : i + r->pack_batch, batch = end - i;
-			struct tlr_pack_state st;
-			const void *parts[3];
-			size_t lens[3], packed = 0;
-			uint32_t count = 0;
-			int err;
-
-			tlr_pack_begin(&st, r->rec_size);
-			for (; i < end; i++) {
-				const uint8_t *rec = i < first ?
-					(const uint8_t *)span[0].data + i * rs :
-					(const uint8_t *)span[1].data + (i - first) * rs;
-				uint64_t who;
-
-				memcpy(&who, rec + 16, sizeof(who));
-				if (r->module_events && tailor_who_is_event(who)) {
-					err = write_event(r, rec);
-					if (err)
-						return err;
-					continue;
-				}
-				if (tailor_who_flags(who) & TAILOR_SF_KERNEL) {
-					uint64_t ip;
-
-					memcpy(&ip, rec + 8, sizeof(ip));
-					note_kernel_ip(r, ip);
-				}
-				if (r->chain_at) {
-					uint64_t id;
-
-					err = stack_id(r, rec, &id);
-					if (err)
-						return err;
-					memcpy(r->scratch, rec, r->chain_at);
-					memcpy(r->scratch + r->chain_at, &id, sizeof(id));
-					rec = r->scratch;
-				}
-				packed += tlr_pack_one(&st, rec, r->pack + packed);
-				count++;
-			}
-			/* Packed: the slots are free again before the write. */
-			ring_release(&r->maps, cpu, batch);
-			if (!count)
-				continue;
-			hdr.count = count;
-			hdr.packed_size = (uint32_t)packed;
-			parts[0] = &hdr;
-			lens[0] = sizeof(hdr);
-			parts[1] = &st.sum;
-			lens[1] = sizeof(st.sum);
-			parts[2] = r->pack;
-			lens[2] = packed;
-			err = tlr_write(r->w, TLR_SAMPLES_PACKED, parts, lens, 3);
-			if (err)
-				return err;
-			r->samples += count;
-		}
-	}
+	if (n < 0)
+		return (int)n;
 	return ended ? 0 : 1;
 }
 
@@ -1118,7 +1146,7 @@ static void status_line(struct recorder *r, uint64_t now)
 	struct tailor_stats st;
 	double secs = (now - r->start_ns) / 1e9;
 
-	if (device_stats(r->fd, r->info.abi_version, &st))
+	if (r->c.ops->stats(&r->c, &st))
 		return;
 	fprintf(stderr, "\r\033[Ktailor: %.1f s, %" PRIu64 " samples (%.0f/s), %" PRIu64 " lost",
 		secs, r->samples, secs > 0 ? r->samples / secs : 0.0,
@@ -1150,7 +1178,7 @@ static int record_loop(struct recorder *r)
 	int sbfds[64];
 
 	nfd = r->sb ? sideband_fds(r->sb, sbfds, 64) : 0;
-	pfd[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
+	pfd[0] = (struct pollfd){ .fd = r->c.ops->poll_fd(&r->c), .events = POLLIN };
 	for (i = 0; i < nfd; i++)
 		pfd[i + 1] = (struct pollfd){ .fd = sbfds[i], .events = POLLIN };
 	/* Polled last and never taken for a side-band fd; -1 is passed over. */
@@ -1210,7 +1238,7 @@ static int record_loop(struct recorder *r)
 		now = mono_ns();
 		/* A CPU that came up has a ring now (CPU hotplug). */
 		if (now >= next_rings) {
-			if (device_map_new_rings(r->fd, &r->maps))
+			if (r->c.ops->refresh(&r->c))
 				return -1;
 			next_rings = now + RINGS_MS * 1000000ull;
 		}
@@ -1267,14 +1295,14 @@ static int finish(struct recorder *r, int exit_code)
 	int err, werr, more;
 	bool drained;
 
-	ioctl(r->fd, TAILOR_IOC_STOP);
+	r->c.ops->stop(&r->c);
 	/* Stopped: the next pass takes the rest and sees the hang-up. */
 	while ((more = pull_samples(r, &drained)) > 0)
 		;
 	err = more < 0;
 	if (r->sb)
 		err |= sideband_drain(r->sb, r->w) != 0;
-	device_stats(r->fd, r->info.abi_version, &st);
+	r->c.ops->stats(&r->c, &st);
 	if (!tlr_writer_error(r->w))
 		err |= jit_files_carry(r->o->output, r->w,
 				       r->o->command ? r->start_wall_ns : 0, r->o->quiet) != 0;
@@ -1291,7 +1319,7 @@ static int finish(struct recorder *r, int exit_code)
 		 "produced=%llu\ndelivered=%llu\nlost=%llu\n"
 		 "throttled=%llu\nkernel_ip_dropped=%llu\nsideband_lost=%" PRIu64 "\n"
 		 "stacks=%zu\nstacks_cut=%" PRIu64 "\nstack_frames_lost=%" PRIu64 "\n",
-		 wall_ns(), rdtsc(), r->reason, r->samples, r->events, r->unknown_events,
+		 wall_ns(), collector_now(&r->c), r->reason, r->samples, r->events, r->unknown_events,
 		 (unsigned long long)st.total.produced,
 		 (unsigned long long)st.total.delivered,
 		 (unsigned long long)st.total.lost,
@@ -1368,7 +1396,7 @@ static void install_stop_handlers(void)
 static int run_record(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct record_opts o;
-	struct recorder r = { .o = &o, .fd = -1, .command_fd = -1 };
+	struct recorder r = { .o = &o, .command_fd = -1 };
 	struct launch l = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	pid_t target;
 	int exit_code = -1, ret = 1, loop_err;
@@ -1380,11 +1408,8 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 	ret = EXIT_FAIL;
 	if (event_resolve(o.event, &r.ev))
 		return EXIT_FAIL;
-	r.fd = device_open();
-	if (r.fd < 0)
+	if (collector_open(&r.c, o.collector, o.quiet))
 		return EXIT_FAIL;
-	if (device_info(r.fd, &r.info))
-		goto out;
 
 	target = o.pid;
 	if (o.command) {
@@ -1398,8 +1423,8 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 		 */
 		r.command_fd = (int)syscall(SYS_pidfd_open, l.pid, 0);
 	}
-	if (build_config(&r, target) || device_configure(r.fd, &r.cfg, r.ev.name) ||
-	    device_map_rings(r.fd, &r.cfg, r.info.nr_cpu_ids, &r.maps))
+	r.c.launched = o.command != NULL;
+	if (build_config(&r, target) || r.c.ops->configure(&r.c, &r.cfg, r.ev.name))
 		goto out_child;
 	r.rec_size = r.cfg.record_size;
 	/* The module's word on the layout, held to what it may say. */
@@ -1442,24 +1467,23 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 	raise_fd_limit();
 	r.sb = sideband_open(o.all_cpus ? SB_ALL_CPUS : SB_PROCESS, target,
 			     !o.no_switches && !r.module_events,
-			     !o.no_switches && !o.no_wakeups && !r.module_events);
+			     !o.no_switches && !o.no_wakeups && !r.module_events,
+			     r.c.clock_monotonic);
 	if (!r.sb)
 		err_msg(o.command ? "recording without mappings: samples will not map to code" :
 			"recording only the mappings that exist now: code mapped later will not map");
 	if (write_meta(&r, target))
 		goto out_write;
-	if (!o.command && sideband_snapshot(r.w, o.all_cpus ? 0 : target, rdtsc()))
+	if (!o.command && sideband_snapshot(r.w, o.all_cpus ? 0 : target, collector_now(&r.c)))
 		goto out_write;
 	/* The command, held before its exec, is a tailor: so its samples then are named. */
-	if (o.command && sideband_snapshot_comms(r.w, target, rdtsc()))
+	if (o.command && sideband_snapshot_comms(r.w, target, collector_now(&r.c)))
 		goto out_write;
 
 	install_stop_handlers();
-	fcntl(r.fd, F_SETFL, O_NONBLOCK);
-	if (ioctl(r.fd, TAILOR_IOC_START)) {
-		err_msg("starting the session failed: %s", strerror(errno));
+	tlr_pack_begin(&r.pack_st, r.rec_size);
+	if (r.c.ops->start(&r.c))
 		goto out_write;
-	}
 	r.start_ns = mono_ns();
 	if (o.command && launch_go(&l, o.command[0])) {
 		exit_code = 127;
@@ -1475,7 +1499,7 @@ static int run_record(const struct cli_command *cmd, int argc, char **argv)
 	if (loop_err)
 		snprintf(r.reason, sizeof(r.reason), "error");
 	/* Nobody reads the rings while we wait: stop sampling first. */
-	ioctl(r.fd, TAILOR_IOC_STOP);
+	r.c.ops->stop(&r.c);
 	if (l.pid > 0) {
 		/* Pass a stop signal on, as perf record does; then reap. */
 		if (stop_signal)
@@ -1508,7 +1532,6 @@ out:
 	if (r.w)
 		tlr_writer_close(r.w);
 	sideband_close(r.sb);
-	device_unmap_rings(&r.maps);
 	free(r.pack);
 	free(r.scratch);
 	free(r.stacks);
@@ -1518,7 +1541,7 @@ out:
 	pair_map_free(&r.kernel_ip_seen);
 	if (r.command_fd >= 0)
 		close(r.command_fd);
-	if (r.fd >= 0)
-		close(r.fd);
+	if (r.c.ops)
+		r.c.ops->close(&r.c);
 	return ret;
 }

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -54,7 +55,11 @@
 /* Switches come at up to tens of thousands a second: 256 KiB a ring. */
 #define RING_DATA_PAGES_SWITCHES 64
 
-enum sb_clock { SB_CLOCK_TSC, SB_CLOCK_PERF, SB_CLOCK_SEEN };
+/*
+ * SB_CLOCK_MONO: the BPF collector's samples are on CLOCK_MONOTONIC, and
+ * perf stamps its events with it too (use_clockid), so no conversion.
+ */
+enum sb_clock { SB_CLOCK_TSC, SB_CLOCK_PERF, SB_CLOCK_SEEN, SB_CLOCK_MONO };
 
 struct sb_ring {
 	int cpu;
@@ -79,7 +84,8 @@ struct sideband {
 	uint8_t bounce[65536];	/* a record that wraps the ring end */
 };
 
-static int perf_open(pid_t pid, int cpu, bool hw_clock, bool switches)
+/* @clockid: CLOCK_PERF_HW_CLOCK, CLOCK_MONOTONIC, or -1 for perf's own. */
+static int perf_open(pid_t pid, int cpu, int clockid, bool switches)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -96,8 +102,8 @@ static int perf_open(pid_t pid, int cpu, bool hw_clock, bool switches)
 		.inherit = pid != -1,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
-		.use_clockid = hw_clock,
-		.clockid = hw_clock ? CLOCK_PERF_HW_CLOCK : 0,
+		.use_clockid = clockid >= 0,
+		.clockid = clockid >= 0 ? clockid : 0,
 	};
 
 	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1,
@@ -141,8 +147,9 @@ static int waking_open(const struct sideband *sb, pid_t pid, int cpu)
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW,
 		.sample_id_all = 1,
 		.inherit = pid != -1,
-		.use_clockid = sb->clock == SB_CLOCK_TSC,
-		.clockid = sb->clock == SB_CLOCK_TSC ? CLOCK_PERF_HW_CLOCK : 0,
+		.use_clockid = sb->clock == SB_CLOCK_TSC || sb->clock == SB_CLOCK_MONO,
+		.clockid = sb->clock == SB_CLOCK_TSC ? CLOCK_PERF_HW_CLOCK :
+			   sb->clock == SB_CLOCK_MONO ? CLOCK_MONOTONIC : 0,
 	};
 
 	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -221,11 +228,12 @@ static int add_ring(struct sideband *sb, pid_t pid, int cpu)
 	int fd;
 	void *m;
 
-	fd = perf_open(pid, cpu, sb->clock == SB_CLOCK_TSC, sb->switches);
+	fd = perf_open(pid, cpu, sb->clock == SB_CLOCK_TSC ? CLOCK_PERF_HW_CLOCK :
+			   sb->clock == SB_CLOCK_MONO ? CLOCK_MONOTONIC : -1, sb->switches);
 	if (fd < 0 && errno == EINVAL && sb->clock == SB_CLOCK_TSC && !sb->nr_rings) {
 		/* No CLOCK_PERF_HW_CLOCK in this kernel: perf time it is. */
 		sb->clock = SB_CLOCK_PERF;
-		fd = perf_open(pid, cpu, false, sb->switches);
+		fd = perf_open(pid, cpu, -1, sb->switches);
 	}
 	if (fd < 0)
 		return -errno;
@@ -334,14 +342,14 @@ static int add_process(struct sideband *sb, pid_t pid)
 }
 
 struct sideband *sideband_open(enum sideband_target target, pid_t pid, bool switches,
-			       bool wakeups)
+			       bool wakeups, bool monotonic)
 {
 	struct sideband *sb = calloc(1, sizeof(*sb));
 	int err;
 
 	if (!sb)
 		return NULL;
-	sb->clock = SB_CLOCK_TSC;
+	sb->clock = monotonic ? SB_CLOCK_MONO : SB_CLOCK_TSC;
 	sb->switches = switches;
 	sb->waking_id = -1;
 	sb->wakeups_off = "not asked for";
@@ -396,7 +404,7 @@ const char *sideband_wakeups(const struct sideband *sb)
 
 const char *sideband_clock_name(const struct sideband *sb)
 {
-	static const char *const names[] = { "tsc", "perf", "seen" };
+	static const char *const names[] = { "tsc", "perf", "seen", "monotonic" };
 
 	return names[sb->clock];
 }
@@ -423,6 +431,8 @@ static void tsc_of(struct sideband *sb, struct sb_ring *r, uint64_t t, uint64_t 
 {
 	switch (sb->clock) {
 	case SB_CLOCK_TSC:
+	case SB_CLOCK_MONO:
+		/* The samples' own clock. */
 		*tsc = t;
 		*kind = TLR_TIME_TSC;
 		break;

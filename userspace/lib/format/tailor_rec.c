@@ -484,6 +484,16 @@ static void take_meta(struct tailor_rec *t, const struct tlr_record *rec)
 		info->mult = (uint32_t)v;
 	if (!tlr_kv_get_u64(rec->payload, rec->size, "tsc_shift", &v))
 		info->shift = (uint32_t)v;
+	/*
+	 * The BPF collector's samples are on CLOCK_MONOTONIC (clock=monotonic,
+	 * since tailor 0.7): ns, which JIT files on that clock share.
+	 */
+	source[0] = 0;
+	tlr_kv_get(rec->payload, rec->size, "clock", source, sizeof(source));
+	if (!strcmp(source, "monotonic")) {
+		info->time_unit = SESSION_TIME_NS;
+		info->clock_monotonic = true;
+	}
 	tlr_kv_get_u64(rec->payload, rec->size, "start_wall_ns", &info->start_wall_ns);
 	if (!tlr_kv_get_u64(rec->payload, rec->size, "start_mono_ns", &info->ref_mono_ns))
 		tlr_kv_get_u64(rec->payload, rec->size, "start_tsc", &info->ref_tsc);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The collector's side of /dev/tailor: open, configure, stats and the
- * mapped rings, with every failure turned into one sentence that says
- * what to do.
+ * The tailor.ko collector (collector.h): /dev/tailor opened, configured,
+ * its rings mapped and drained in place, its stats, with every failure
+ * turned into one sentence that says what to do.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,24 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <poll.h>
 #include "cli.h"
+#include "collector.h"
+
+/* Every possible CPU's ring, mapped (ABI 4); NULL for a CPU without one. */
+struct ring_maps {
+	struct tailor_ring_control **ctl;	/* by CPU; NULL: no ring (yet) */
+	bool *possible;				/* by CPU */
+	uint32_t nr_cpus;
+	size_t bytes;				/* of each mapping */
+	uint32_t capacity, record_size;		/* the session's, each ring's */
+};
+
+/* A span of whole records in a mapped ring. */
+struct ring_span {
+	const void *data;
+	size_t bytes;
+};
 
 const char *source_name(uint32_t source)
 {
@@ -27,7 +44,7 @@ const char *source_name(uint32_t source)
 	return "unknown";
 }
 
-int device_open(void)
+static int device_open(void)
 {
 	int fd = open(TAILOR_DEVICE, O_RDWR | O_CLOEXEC);
 
@@ -48,7 +65,7 @@ int device_open(void)
 	return -1;
 }
 
-int device_info(int fd, struct tailor_info *info)
+static int device_info(int fd, struct tailor_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
@@ -62,7 +79,7 @@ int device_info(int fd, struct tailor_info *info)
 	return -1;
 }
 
-int device_configure(int fd, struct tailor_config *cfg, const char *event)
+static int device_configure(int fd, struct tailor_config *cfg, const char *event)
 {
 	if (!ioctl(fd, TAILOR_IOC_CONFIGURE, cfg))
 		return 0;
@@ -91,7 +108,7 @@ int device_configure(int fd, struct tailor_config *cfg, const char *event)
 	return -1;
 }
 
-int device_stats(int fd, unsigned int abi_version, struct tailor_stats *st)
+static int device_stats(int fd, unsigned int abi_version, struct tailor_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	/* A module before ABI 7 takes its own size only. */
@@ -99,31 +116,8 @@ int device_stats(int fd, unsigned int abi_version, struct tailor_stats *st)
 	return ioctl(fd, TAILOR_IOC_STATS, st) ? -1 : 0;
 }
 
-/* The CPUs the kernel may ever bring up: /sys/devices/system/cpu/possible. */
-static int possible_cpus(bool *possible, uint32_t nr)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
-	char list[4096], *tok, *save;
-
-	if (!f || !fgets(list, sizeof(list), f)) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	for (tok = strtok_r(list, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
-		unsigned long lo, hi;
-		char *end;
-
-		lo = strtoul(tok, &end, 10);
-		hi = *end == '-' ? strtoul(end + 1, &end, 10) : lo;
-		if (*end || hi < lo)
-			return -1;
-		for (; lo <= hi && lo < nr; lo++)
-			possible[lo] = true;
-	}
-	return 0;
-}
+static int device_map_new_rings(int fd, struct ring_maps *m);
+static void device_unmap_rings(struct ring_maps *m);
 
 /*
  * CPU @cpu's ring into m->ctl[cpu]: 0, also for a CPU that has none
@@ -157,8 +151,8 @@ static int map_ring(int fd, struct ring_maps *m, uint32_t cpu)
 	return 0;
 }
 
-int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
-		     struct ring_maps *m)
+static int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_ids,
+			    struct ring_maps *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->ctl = calloc(nr_cpu_ids, sizeof(*m->ctl));
@@ -171,7 +165,7 @@ int device_map_rings(int fd, const struct tailor_config *cfg, uint32_t nr_cpu_id
 	m->bytes = cfg->ring_mmap_bytes;
 	m->capacity = cfg->ring_capacity;
 	m->record_size = cfg->record_size;
-	if (possible_cpus(m->possible, nr_cpu_ids)) {
+	if (cpu_list("/sys/devices/system/cpu/possible", m->possible, nr_cpu_ids)) {
 		err_msg("cannot read the possible CPUs from /sys/devices/system/cpu/possible");
 		goto fail;
 	}
@@ -187,7 +181,7 @@ fail:
  * Maps the rings of possible CPUs not mapped yet: at the start, and then
  * now and again for CPUs that came up since.  0 or -1.
  */
-int device_map_new_rings(int fd, struct ring_maps *m)
+static int device_map_new_rings(int fd, struct ring_maps *m)
 {
 	uint32_t cpu;
 
@@ -197,7 +191,7 @@ int device_map_new_rings(int fd, struct ring_maps *m)
 	return 0;
 }
 
-void device_unmap_rings(struct ring_maps *m)
+static void device_unmap_rings(struct ring_maps *m)
 {
 	uint32_t cpu;
 
@@ -209,7 +203,7 @@ void device_unmap_rings(struct ring_maps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span span[2])
+static uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span span[2])
 {
 	struct tailor_ring_control *ctl = m->ctl[cpu];
 	uint64_t head, tail, count, first, idx;
@@ -235,10 +229,154 @@ uint64_t ring_peek(const struct ring_maps *m, uint32_t cpu, struct ring_span spa
 	return count;
 }
 
-void ring_release(const struct ring_maps *m, uint32_t cpu, uint64_t count)
+static void ring_release(const struct ring_maps *m, uint32_t cpu, uint64_t count)
 {
 	struct tailor_ring_control *ctl = m->ctl[cpu];
 
 	/* Our reads of the records are done before the module reuses them. */
 	tailor_ring_release(ctl, ctl->tail + count);
+}
+
+/* ---- the collector ---- */
+
+struct kmod {
+	int fd;
+	struct ring_maps maps;
+};
+
+static int kmod_configure(struct collector *c, struct tailor_config *cfg, const char *event)
+{
+	struct kmod *k = c->priv;
+
+	if (device_configure(k->fd, cfg, event) ||
+	    device_map_rings(k->fd, cfg, c->info.nr_cpu_ids, &k->maps))
+		return -1;
+	fcntl(k->fd, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static int kmod_start(struct collector *c)
+{
+	struct kmod *k = c->priv;
+
+	if (!ioctl(k->fd, TAILOR_IOC_START))
+		return 0;
+	err_msg("starting the session failed: %s", strerror(errno));
+	return -1;
+}
+
+static void kmod_stop(struct collector *c)
+{
+	struct kmod *k = c->priv;
+
+	ioctl(k->fd, TAILOR_IOC_STOP);
+}
+
+static int kmod_poll_fd(struct collector *c)
+{
+	return ((struct kmod *)c->priv)->fd;
+}
+
+/*
+ * Each CPU's records in place; a CPU's slots go back to the module once
+ * @fn has taken them all (it copies what it keeps).
+ */
+static long kmod_drain(struct collector *c, collector_record_fn fn, void *arg, bool *ended)
+{
+	struct kmod *k = c->priv;
+	struct pollfd pfd = { .fd = k->fd, .events = POLLIN };
+	long taken = 0;
+	uint32_t cpu;
+	int err;
+
+	/*
+	 * Hang-up first: it says stopped and empty, and a stopped session
+	 * produces nothing more, so after this pass there is nothing left.
+	 */
+	*ended = poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP);
+	for (cpu = 0; cpu < k->maps.nr_cpus; cpu++) {
+		const uint32_t rs = k->maps.record_size;
+		struct ring_span span[2];
+		uint64_t n = ring_peek(&k->maps, cpu, span), first = span[0].bytes / rs, i;
+
+		if (!n)
+			continue;
+		for (i = 0; i < n; i++) {
+			err = fn(arg, cpu, i < first ?
+				 (const uint8_t *)span[0].data + i * rs :
+				 (const uint8_t *)span[1].data + (i - first) * rs);
+			if (err)
+				return err;
+		}
+		err = fn(arg, cpu, NULL);
+		/* Taken: the slots are free again before the write. */
+		ring_release(&k->maps, cpu, n);
+		if (err)
+			return err;
+		taken += (long)n;
+	}
+	return taken;
+}
+
+/* A CPU that came up has a ring now (CPU hotplug, ABI 8). */
+static int kmod_refresh(struct collector *c)
+{
+	struct kmod *k = c->priv;
+
+	return device_map_new_rings(k->fd, &k->maps);
+}
+
+static int kmod_stats(struct collector *c, struct tailor_stats *st)
+{
+	struct kmod *k = c->priv;
+
+	return device_stats(k->fd, c->info.abi_version, st);
+}
+
+static void kmod_close(struct collector *c)
+{
+	struct kmod *k = c->priv;
+
+	if (!k)
+		return;
+	device_unmap_rings(&k->maps);
+	if (k->fd >= 0)
+		close(k->fd);
+	free(k);
+	c->priv = NULL;
+}
+
+static const struct collector_ops kmod_ops = {
+	.configure = kmod_configure,
+	.start = kmod_start,
+	.stop = kmod_stop,
+	.poll_fd = kmod_poll_fd,
+	.drain = kmod_drain,
+	.refresh = kmod_refresh,
+	.stats = kmod_stats,
+	.close = kmod_close,
+};
+
+int collector_kmod_open(struct collector *c)
+{
+	struct kmod *k = calloc(1, sizeof(*k));
+
+	memset(c, 0, sizeof(*c));
+	if (!k) {
+		err_msg("out of memory");
+		return -1;
+	}
+	k->fd = device_open();
+	if (k->fd < 0) {
+		free(k);
+		return -1;
+	}
+	c->ops = &kmod_ops;
+	c->name = "tailor.ko";
+	c->priv = k;
+	if (device_info(k->fd, &c->info)) {
+		kmod_close(c);
+		return -1;
+	}
+	return 0;
 }

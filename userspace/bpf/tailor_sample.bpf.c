@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF collector's program: on each sample of a perf event (the
+ * software clock, cpu-clock, one event per CPU), what tailor.ko's overflow
+ * handler captures, in its record layout (uapi/tailor.h): IP, the
+ * registers asked for (the user registers at kernel entry when the tick
+ * hit the kernel), the thread's tag word read from its TLS without
+ * faulting, pid, tid and CPU; the time is CLOCK_MONOTONIC.  Records go to
+ * the CPU's BPF ring buffer; a full one counts the sample lost.  Compiled
+ * once (CO-RE) against the BTF of the kernel it was built on.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+/*
+ * The uapi header's types are vmlinux.h's here, and its ioctl numbers go
+ * unused: only its <linux/const.h>, which is macros, is wanted.
+ */
+#define _LINUX_TYPES_H
+#define _LINUX_IOCTL_H
+#include "uapi/tailor.h"
+#include "tailor_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, since 2.6 */
+
+/* Set by tailor record before load. */
+const volatile __u32 cfg_flags;		/* TAILOR_CFG_* in force */
+const volatile __u32 cfg_record_size;	/* bytes */
+const volatile __u32 cfg_nr_regs;
+const volatile __u8 cfg_reg_index[TAILOR_MAX_REGS_BPF];	/* TAILOR_REG_*, ascending */
+const volatile __s64 cfg_tag_word_offset;
+const volatile __u32 cfg_target_tgid;	/* 0: every CPU */
+const volatile __u64 cfg_wakeup_bytes;	/* wake the reader past this much */
+
+/* The processes sampled: the target and, with TAILOR_CFG_CHILDREN, its descendants. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* a template: tailor record sizes each */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, TAILOR_BPF_MAX_CPUS);
+	__type(key, __u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tailor_bpf_counts);
+} counts SEC(".maps");
+
+/*
+ * Exec and the FS base.  The kernel keeps the old image's base in
+ * thread.fsbase until the new image's loader sets its own (arch_prctl):
+ * in between there is no tag word, only the old image's TLS address in
+ * the new mm.  The exec tracepoint comes at the end of exec, so a tick
+ * inside it (the old mm's teardown) is told by the base itself: the
+ * launched command's is tailor's own until its exec (cfg_launch_fsbase),
+ * and after an exec the base it ended with (exec_fsbase, by tid, gone
+ * once the base moved).  tailor.ko reads the live register instead.
+ */
+const volatile __u64 cfg_launch_fsbase;	/* 0: the target was not launched */
+__u32 target_exec_seen;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} exec_fsbase SEC(".maps");
+
+/*
+ * The record being built and the registers it copies, per CPU: too big
+ * for the 512-byte stack.  perf runs a CPU's overflow programs one at a
+ * time (bpf_prog_active), so one per CPU is enough.
+ */
+struct scratch {
+	__u64 rec[TAILOR_BPF_MAX_RECORD / 8];
+	struct pt_regs regs;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* Register @idx (TAILOR_REG_*, perf's x86 numbering) of @r. */
+static __always_inline __u64 reg_value(const struct pt_regs *r, __u32 idx)
+{
+	switch (idx) {
+	case TAILOR_REG_AX: return r->ax;
+	case TAILOR_REG_BX: return r->bx;
+	case TAILOR_REG_CX: return r->cx;
+	case TAILOR_REG_DX: return r->dx;
+	case TAILOR_REG_SI: return r->si;
+	case TAILOR_REG_DI: return r->di;
+	case TAILOR_REG_BP: return r->bp;
+	case TAILOR_REG_SP: return r->sp;
+	case TAILOR_REG_IP: return r->ip;
+	case TAILOR_REG_R8: return r->r8;
+	case TAILOR_REG_R8 + 1: return r->r9;
+	case TAILOR_REG_R8 + 2: return r->r10;
+	case TAILOR_REG_R8 + 3: return r->r11;
+	case TAILOR_REG_R8 + 4: return r->r12;
+	case TAILOR_REG_R8 + 5: return r->r13;
+	case TAILOR_REG_R8 + 6: return r->r14;
+	case TAILOR_REG_R15: return r->r15;
+	}
+	return 0;
+}
+
+/*
+ * The context's registers are read 8 bytes at a time (the verifier's
+ * rule for perf_event programs), cs too.
+ */
+static __always_inline bool user_mode(const struct pt_regs *regs)
+{
+	__u64 cs = *(volatile const __u64 *)((const char *)regs +
+					     __builtin_offsetof(struct pt_regs, cs));
+
+	return (cs & 3) == 3;
+}
+
+/* The running thread's tag word (the module's read_tag_word()). */
+static __always_inline bool read_tag_word(struct task_struct *task, __u32 tgid, __u32 tid,
+					  __u64 *word)
+{
+	unsigned long fsbase;
+	__u64 *stale;
+
+	*word = 0;
+	if (!BPF_CORE_READ(task, mm) || (BPF_CORE_READ(task, flags) & PF_KTHREAD))
+		return true;
+	/* A followed child's TLS belongs to whatever it runs. */
+	if (cfg_target_tgid && tgid != cfg_target_tgid)
+		return true;
+	/*
+	 * What the kernel last set (arch_prctl) or saved at the last switch;
+	 * the module reads the live register, equal unless the thread wrote
+	 * it itself with WRFSBASE since.
+	 */
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (!fsbase)
+		return true;
+	if (cfg_launch_fsbase && !target_exec_seen && fsbase == cfg_launch_fsbase)
+		return true;
+	stale = bpf_map_lookup_elem(&exec_fsbase, &tid);
+	if (stale) {
+		if (*stale == fsbase)
+			return true;
+		bpf_map_delete_elem(&exec_fsbase, &tid);
+	}
+	if (bpf_probe_read_user(word, sizeof(*word), (const void *)(fsbase + cfg_tag_word_offset))) {
+		*word = 0;
+		return false;
+	}
+	return true;
+}
+
+SEC("perf_event")
+int tailor_sample(struct bpf_perf_event_data *ctx)
+{
+	struct tailor_bpf_counts *cnt;
+	struct scratch *sc;
+	__u64 *rec;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, cpu, zero = 0, flags = 0, i, n;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)&ctx->regs;
+	__u64 size = cfg_record_size, wakeup;
+	const void *from = NULL;
+	void *ring;
+
+	if (cfg_target_tgid && !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	cnt = bpf_map_lookup_elem(&counts, &zero);
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!cnt || !sc)
+		return 0;
+	rec = sc->rec;
+	if ((cfg_flags & TAILOR_CFG_EXCLUDE_KERNEL) && !user_mode(regs)) {
+		cnt->kernel_ip_dropped++;
+		return 0;
+	}
+	cnt->produced++;
+	cpu = bpf_get_smp_processor_id();
+
+	/*
+	 * The registers, copied out of the context or (a tick in the kernel)
+	 * the user state at kernel entry: one copy, so that every read below
+	 * is of the copy.
+	 */
+	if (user_mode(regs)) {
+		/*
+		 * Field by field: the verifier turns each read of the
+		 * context into one of the interrupt's registers, so the
+		 * context's address is no pt_regs to copy from.
+		 */
+		sc->regs.ax = ctx->regs.ax;
+		sc->regs.bx = ctx->regs.bx;
+		sc->regs.cx = ctx->regs.cx;
+		sc->regs.dx = ctx->regs.dx;
+		sc->regs.si = ctx->regs.si;
+		sc->regs.di = ctx->regs.di;
+		sc->regs.bp = ctx->regs.bp;
+		sc->regs.sp = ctx->regs.sp;
+		sc->regs.ip = ctx->regs.ip;
+		sc->regs.r8 = ctx->regs.r8;
+		sc->regs.r9 = ctx->regs.r9;
+		sc->regs.r10 = ctx->regs.r10;
+		sc->regs.r11 = ctx->regs.r11;
+		sc->regs.r12 = ctx->regs.r12;
+		sc->regs.r13 = ctx->regs.r13;
+		sc->regs.r14 = ctx->regs.r14;
+		sc->regs.r15 = ctx->regs.r15;
+	} else {
+		flags |= TAILOR_SF_KERNEL;
+		if (BPF_CORE_READ(task, mm) && !(BPF_CORE_READ(task, flags) & PF_KTHREAD)) {
+			flags |= TAILOR_SF_USER_REGS;
+			from = (const void *)bpf_task_pt_regs(task);
+		} else {
+			flags |= TAILOR_SF_NO_REGS;
+		}
+	}
+	if (!user_mode(regs) &&
+	    (!from || bpf_probe_read_kernel(&sc->regs, sizeof(sc->regs), from)))
+		__builtin_memset(&sc->regs, 0, sizeof(sc->regs));
+	rec[0] = bpf_ktime_get_ns();
+	rec[1] = ctx->regs.ip;
+	n = cfg_nr_regs;
+	for (i = 0; i < TAILOR_MAX_REGS_BPF && i < n; i++)
+		rec[3 + i] = reg_value(&sc->regs, cfg_reg_index[i]);
+	if (cfg_flags & TAILOR_CFG_TAG_WORD) {
+		__u64 word;
+
+		if (!read_tag_word(task, tgid, tid, &word)) {
+			flags |= TAILOR_SF_TAG_WORD_BAD;
+			cnt->tag_word_bad++;
+		}
+		if (n <= TAILOR_MAX_REGS_BPF)
+			rec[3 + n] = word;
+	}
+	rec[2] = tailor_who_pack(tid, tgid, cpu, flags);
+
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (!ring || size > sizeof(sc->rec) || size < TAILOR_SAMPLE_BASE_SIZE) {
+		cnt->lost++;
+		return 0;
+	}
+	/* Wake the reader once enough waits, as the module's rings do. */
+	wakeup = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= cfg_wakeup_bytes ?
+		 BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(ring, rec, size, wakeup))
+		cnt->lost++;
+	return 0;
+}
+
+/* A process the target (or a descendant) forks is followed. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tailor_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (!(cfg_flags & TAILOR_CFG_CHILDREN) || ptgid == ctgid ||
+	    !bpf_map_lookup_elem(&targets, &ptgid))
+		return 0;
+	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/*
+ * The target's exec (the command tailor record launched, or a later one):
+ * from here until the new image's loader sets its own FS base, the base
+ * is the old image's.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(tailor_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = task->tgid, tid = task->pid;
+	__u64 fsbase = task->thread.fsbase;
+
+	if (!(cfg_flags & TAILOR_CFG_TAG_WORD) || tgid != cfg_target_tgid)
+		return 0;
+	target_exec_seen = 1;
+	if (fsbase)
+		bpf_map_update_elem(&exec_fsbase, &tid, &fsbase, BPF_ANY);
+	return 0;
+}
+
+/* A followed process gone: its pid may name another one next. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tailor_exit, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	__u32 tid = task->pid;
+
+	bpf_map_delete_elem(&exec_fsbase, &tid);
+	if (task->pid == task->tgid && tgid != cfg_target_tgid)
+		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BPF collector (collector.h), for kernels that load no tailor.ko:
+ * the software clock (cpu-clock) opened on every online CPU, with
+ * userspace/bpf/tailor_sample.bpf.c attached to each event.  The program
+ * writes tailor.ko's records into a BPF ring buffer per CPU, which this
+ * side maps and takes in place (libbpf's ring_buffer); their time is
+ * CLOCK_MONOTONIC, which the recording says (clock=monotonic).  Which
+ * processes are sampled is the program's filter: the target's tgid, and
+ * with TAILOR_CFG_CHILDREN every process it forks, added at the fork.
+ *
+ * It needs CAP_BPF and CAP_PERFMON (or root), and a kernel with BTF
+ * (5.11 or later: bpf_task_pt_regs() came in 5.15).  What it does not do
+ * yet: PEBS and hardware events, call stacks, and switches and wakeups
+ * of its own (perf's side-band gives them, on the same clock).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <asm/prctl.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "cli.h"
+#include "collector.h"
+#include "tailor_bpf.h"
+#include "tailor_bpf.skel.h"
+
+struct bpf_collector;
+
+/* libbpf's ring_buffer context for a CPU's ring. */
+struct ring_ctx {
+	struct bpf_collector *b;
+	uint32_t cpu;
+};
+
+struct bpf_collector {
+	struct tailor_bpf *skel;
+	struct tailor_config cfg;	/* as configured */
+	struct ring_buffer *rb;
+	int *ring_fds;			/* by CPU, -1 where none */
+	int *event_fds;			/* by CPU, -1 where none */
+	struct bpf_link **links;	/* by CPU */
+	struct ring_ctx *ctx;		/* by CPU */
+	int nr_cpus;			/* possible */
+	bool *online;			/* by CPU, at configure */
+	int target_fd;			/* pidfd of the target, or -1 */
+	bool stopped;
+	uint64_t taken;
+	/* One drain's: where the callback hands records on. */
+	collector_record_fn fn;
+	void *arg;
+	int err;
+	int last_cpu;
+};
+
+static int nr_possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : -1;
+}
+
+/* The ring of the session's record size, from --ring-records or 2 MiB. */
+static uint32_t ring_bytes(const struct tailor_config *cfg)
+{
+	uint64_t want = cfg->ring_records ? (uint64_t)cfg->ring_records : 32768;
+	uint64_t bytes = want * (cfg->record_size + 8);	/* each with its header */
+	uint64_t pow = 4096;
+
+	while (pow < bytes && pow < (1ull << 30))
+		pow <<= 1;
+	return (uint32_t)pow;
+}
+
+static int bpf_configure(struct collector *c, struct tailor_config *cfg, const char *event)
+{
+	struct bpf_collector *b = c->priv;
+	struct tailor_bpf__rodata *ro;
+	uint64_t mask;
+	uint32_t nr = 0, cpu, size;
+	uint32_t flags = cfg->flags;
+	int err, reg;
+
+	if (cfg->source == TAILOR_SOURCE_PEBS) {
+		err_msg("event '%s' needs PEBS, and the BPF collector samples with the software clock only: use tailor.ko (--collector module) where the CPU has PEBS",
+			event);
+		return -1;
+	}
+	if (flags & TAILOR_CFG_CALLCHAIN) {
+		err_msg("call stacks (--call-graph) come from tailor.ko only for now: use --collector module");
+		return -1;
+	}
+	flags &= ~(TAILOR_CFG_DATA_ADDR | TAILOR_CFG_SWITCHES | TAILOR_CFG_WAKEUPS);
+	mask = (flags & TAILOR_CFG_NO_REGS) ? 0 :
+	       cfg->regs_mask ? cfg->regs_mask : TAILOR_REGS_DEFAULT;
+	if (mask & ~TAILOR_REGS_CAPTURABLE) {
+		err_msg("the BPF collector captures the general-purpose registers and rip only");
+		return -1;
+	}
+	if (!(flags & TAILOR_CFG_ALL_CPUS) && cfg->target_pid <= 0) {
+		err_msg("no process to sample");
+		return -1;
+	}
+
+	b->skel = tailor_bpf__open();
+	if (!b->skel) {
+		err_msg("cannot open the BPF collector's program: %s", strerror(errno));
+		return -1;
+	}
+	ro = b->skel->rodata;
+	for (reg = 0; reg < 64; reg++)
+		if (mask & (1ull << reg))
+			ro->cfg_reg_index[nr++] = (uint8_t)reg;
+	size = TAILOR_SAMPLE_BASE_SIZE + 8 * nr + ((flags & TAILOR_CFG_TAG_WORD) ? 8 : 0);
+	ro->cfg_flags = flags;
+	ro->cfg_nr_regs = nr;
+	ro->cfg_record_size = size;
+	ro->cfg_tag_word_offset = cfg->tag_word_offset;
+	ro->cfg_target_tgid = (flags & TAILOR_CFG_ALL_CPUS) ? 0 : (uint32_t)cfg->target_pid;
+	/* The launched command runs on our FS base until its exec. */
+	if (c->launched && (flags & TAILOR_CFG_TAG_WORD)) {
+		unsigned long fsbase = 0;
+
+		if (!syscall(SYS_arch_prctl, ARCH_GET_FS, &fsbase))
+			ro->cfg_launch_fsbase = fsbase;
+	}
+
+	cfg->source_used = TAILOR_SOURCE_TIMER;
+	cfg->tsc_source = TAILOR_TSC_HANDLER;
+	cfg->flags_used = flags;
+	cfg->regs_used = mask;
+	cfg->nr_regs = nr;
+	cfg->record_size = size;
+	cfg->callchain_max = 0;
+	size = ring_bytes(cfg);
+	cfg->ring_capacity = size / (cfg->record_size + 8);
+	cfg->ring_mmap_bytes = size;
+	ro->cfg_wakeup_bytes = size / 4;
+	b->cfg = *cfg;
+
+	err = bpf_map__set_max_entries(b->skel->maps.rings, (uint32_t)b->nr_cpus);
+	if (!err)
+		err = tailor_bpf__load(b->skel);
+	if (err == -EPERM) {
+		err_msg("not allowed to load the BPF collector's program: it needs CAP_BPF and CAP_PERFMON (or root)");
+		return -1;
+	}
+	if (err) {
+		err_msg("the kernel refused the BPF collector's program (%s): it needs BTF and Linux 5.15 or later; TAILOR_BPF_DEBUG=1 prints the verifier's log",
+			strerror(-err));
+		return -1;
+	}
+	/* Rings for the CPUs online now: the events are opened on those. */
+	for (cpu = 0; cpu < (uint32_t)b->nr_cpus; cpu++) {
+		int fd;
+
+		if (!b->online[cpu])
+			continue;
+		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, size, NULL);
+
+		if (fd < 0) {
+			err_msg("cannot create CPU %u's ring of %u KiB: %s", cpu, size / 1024,
+				strerror(errno));
+			return -1;
+		}
+		b->ring_fds[cpu] = fd;
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.rings), &cpu, &fd, BPF_ANY)) {
+			err_msg("cannot install CPU %u's ring: %s", cpu, strerror(errno));
+			return -1;
+		}
+	}
+	if (ro->cfg_target_tgid) {
+		uint32_t tgid = ro->cfg_target_tgid;
+		uint8_t one = 1;
+
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.targets), &tgid, &one, BPF_ANY)) {
+			err_msg("cannot name process %u to the program: %s", tgid, strerror(errno));
+			return -1;
+		}
+		b->target_fd = (int)syscall(SYS_pidfd_open, tgid, 0);
+		if (b->target_fd < 0) {
+			err_msg(errno == ESRCH ? "no process %u" : "cannot follow process %u: %s",
+				tgid, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int ring_record(void *ctx, void *data, size_t size);
+
+/* Opens the clock on every online CPU, disabled, with the program on it. */
+static int bpf_start(struct collector *c)
+{
+	struct bpf_collector *b = c->priv;
+	const struct tailor_bpf__rodata *ro = b->skel->rodata;
+	int cpu, opened = 0;
+
+	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.disabled = 1,
+			.exclude_kernel = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_KERNEL),
+			.exclude_user = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_USER),
+			.exclude_hv = 1,
+		};
+		const struct tailor_config *cfg = &b->cfg;
+		int fd;
+
+		if (b->ring_fds[cpu] < 0)
+			continue;
+		if (cfg->timer_period_ns) {
+			attr.sample_period = cfg->timer_period_ns;
+		} else {
+			attr.freq = 1;
+			attr.sample_freq = cfg->sample_freq ? cfg->sample_freq : 4000;
+		}
+		fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV || errno == EINVAL)
+				continue;	/* offline */
+			err_msg("cannot open the software clock on CPU %d: %s (the BPF collector needs CAP_PERFMON)",
+				cpu, strerror(errno));
+			return -1;
+		}
+		b->event_fds[cpu] = fd;
+		b->links[cpu] = bpf_program__attach_perf_event(b->skel->progs.tailor_sample, fd);
+		if (!b->links[cpu]) {
+			err_msg("cannot attach the program to CPU %d's clock: %s", cpu,
+				strerror(errno));
+			return -1;
+		}
+		opened++;
+	}
+	if (!opened) {
+		err_msg("no CPU to sample on");
+		return -1;
+	}
+	/* The fork, exec and exit tracepoints (tailor_sample is attached above). */
+	bpf_program__set_autoattach(b->skel->progs.tailor_sample, false);
+	if (tailor_bpf__attach(b->skel)) {
+		err_msg("cannot attach to the scheduler's fork, exec and exit tracepoints: %s",
+			strerror(errno));
+		return -1;
+	}
+	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
+		int err;
+
+		if (b->ring_fds[cpu] < 0)
+			continue;
+		if (!b->rb) {
+			b->rb = ring_buffer__new(b->ring_fds[cpu], ring_record, &b->ctx[cpu], NULL);
+			err = b->rb ? 0 : -errno;
+		} else {
+			err = ring_buffer__add(b->rb, b->ring_fds[cpu], ring_record, &b->ctx[cpu]);
+		}
+		if (err) {
+			err_msg("cannot map CPU %d's ring: %s", cpu, strerror(-err));
+			return -1;
+		}
+	}
+	for (cpu = 0; cpu < b->nr_cpus; cpu++)
+		if (b->event_fds[cpu] >= 0)
+			ioctl(b->event_fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
+	return 0;
+}
+
+static void bpf_stop(struct collector *c)
+{
+	struct bpf_collector *b = c->priv;
+	int cpu;
+
+	for (cpu = 0; cpu < b->nr_cpus; cpu++)
+		if (b->event_fds[cpu] >= 0)
+			ioctl(b->event_fds[cpu], PERF_EVENT_IOC_DISABLE, 0);
+	b->stopped = true;
+}
+
+static int bpf_poll_fd(struct collector *c)
+{
+	struct bpf_collector *b = c->priv;
+
+	return b->rb ? ring_buffer__epoll_fd(b->rb) : -1;
+}
+
+/*
+ * libbpf's callback, for one record of the ring @ctx: records come ring
+ * by ring, so a CPU's run ends where the next CPU's begins.
+ */
+static int ring_record(void *ctx, void *data, size_t size)
+{
+	const struct ring_ctx *rc = ctx;
+	struct bpf_collector *b = rc->b;
+	int err;
+
+	if (size != b->cfg.record_size)
+		return 0;	/* not the program's: cannot be */
+	if (b->last_cpu >= 0 && (uint32_t)b->last_cpu != rc->cpu) {
+		err = b->fn(b->arg, (uint32_t)b->last_cpu, NULL);
+		if (err)
+			return b->err = err;
+	}
+	b->last_cpu = (int)rc->cpu;
+	err = b->fn(b->arg, rc->cpu, data);
+	if (err)
+		return b->err = err;
+	b->taken++;
+	return 0;
+}
+
+/* The target is gone (a pidfd is readable once it has exited). */
+static bool target_gone(const struct bpf_collector *b)
+{
+	struct pollfd pfd = { .fd = b->target_fd, .events = POLLIN };
+
+	return b->target_fd >= 0 && poll(&pfd, 1, 0) == 1;
+}
+
+static long bpf_drain(struct collector *c, collector_record_fn fn, void *arg, bool *ended)
+{
+	struct bpf_collector *b = c->priv;
+	bool over = b->stopped || target_gone(b);
+	uint64_t before = b->taken;
+	int n, err;
+
+	*ended = false;
+	if (!b->rb)
+		return 0;
+	b->fn = fn;
+	b->arg = arg;
+	b->err = 0;
+	b->last_cpu = -1;
+	n = ring_buffer__consume(b->rb);
+	if (b->err)
+		return b->err;
+	if (n < 0) {
+		err_msg("reading the BPF rings failed: %s", strerror(-n));
+		return -EIO;
+	}
+	if (b->last_cpu >= 0) {
+		err = fn(arg, (uint32_t)b->last_cpu, NULL);
+		if (err)
+			return err;
+	}
+	/* Over, and a pass after it found nothing: nothing more comes. */
+	*ended = over && b->taken == before;
+	return (long)(b->taken - before);
+}
+
+static int bpf_refresh(struct collector *c)
+{
+	(void)c;
+	return 0;
+}
+
+static int bpf_stats(struct collector *c, struct tailor_stats *st)
+{
+	struct bpf_collector *b = c->priv;
+	struct tailor_bpf_counts *per;
+	uint32_t zero = 0;
+	int cpu;
+
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->running = !b->stopped;
+	if (!b->skel)
+		return 0;
+	per = calloc((size_t)b->nr_cpus, sizeof(*per));
+	if (!per)
+		return -1;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counts), &zero, per)) {
+		free(per);
+		return -1;
+	}
+	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
+		st->total.produced += per[cpu].produced;
+		st->total.lost += per[cpu].lost;
+		st->kernel_ip_dropped += per[cpu].kernel_ip_dropped;
+	}
+	free(per);
+	st->total.delivered = b->taken;
+	/* Written and not yet taken. */
+	if (st->total.produced > st->total.delivered + st->total.lost)
+		st->total.queued = st->total.produced - st->total.delivered - st->total.lost;
+	return 0;
+}
+
+static void bpf_close(struct collector *c)
+{
+	struct bpf_collector *b = c->priv;
+	int cpu;
+
+	if (!b)
+		return;
+	ring_buffer__free(b->rb);
+	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
+		bpf_link__destroy(b->links[cpu]);
+		if (b->event_fds[cpu] >= 0)
+			close(b->event_fds[cpu]);
+		if (b->ring_fds[cpu] >= 0)
+			close(b->ring_fds[cpu]);
+	}
+	tailor_bpf__destroy(b->skel);
+	if (b->target_fd >= 0)
+		close(b->target_fd);
+	free(b->ring_fds);
+	free(b->event_fds);
+	free(b->links);
+	free(b->ctx);
+	free(b->online);
+	free(b);
+	c->priv = NULL;
+}
+
+static const struct collector_ops bpf_ops = {
+	.configure = bpf_configure,
+	.start = bpf_start,
+	.stop = bpf_stop,
+	.poll_fd = bpf_poll_fd,
+	.drain = bpf_drain,
+	.refresh = bpf_refresh,
+	.stats = bpf_stats,
+	.close = bpf_close,
+};
+
+/* libbpf's own messages: only with TAILOR_BPF_DEBUG set. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !getenv("TAILOR_BPF_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int collector_bpf_open(struct collector *c, char *why, size_t len)
+{
+	struct bpf_collector *b;
+	int n = nr_possible_cpus(), cpu;
+
+	memset(c, 0, sizeof(*c));
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, len, "the kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		return -1;
+	}
+	if (n < 0 || n > TAILOR_BPF_MAX_CPUS) {
+		snprintf(why, len, "cannot count the possible CPUs");
+		return -1;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->online = calloc((size_t)n, sizeof(bool))) ||
+	    !(b->ring_fds = malloc(n * sizeof(int))) ||
+	    !(b->event_fds = malloc(n * sizeof(int))) ||
+	    !(b->links = calloc((size_t)n, sizeof(*b->links))) ||
+	    !(b->ctx = calloc((size_t)n, sizeof(*b->ctx)))) {
+		if (b) {
+			free(b->online);
+			free(b->ring_fds);
+			free(b->event_fds);
+			free(b->links);
+		}
+		free(b);
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	b->nr_cpus = n;
+	b->target_fd = -1;
+	if (cpu_list("/sys/devices/system/cpu/online", b->online, (uint32_t)n)) {
+		snprintf(why, len, "cannot read the online CPUs");
+		free(b->online);
+		free(b->ring_fds);
+		free(b->event_fds);
+		free(b->links);
+		free(b->ctx);
+		free(b);
+		return -1;
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		b->ring_fds[cpu] = b->event_fds[cpu] = -1;
+		b->ctx[cpu] = (struct ring_ctx){ b, (uint32_t)cpu };
+	}
+	libbpf_set_print(libbpf_print);
+	c->ops = &bpf_ops;
+	c->name = "bpf";
+	c->priv = b;
+	c->clock_monotonic = true;
+	/* tailor.ko's facts, as this collector has them: a 1 GHz clock. */
+	c->info.size = sizeof(c->info);
+	c->info.abi_version = TAILOR_ABI_VERSION;
+	c->info.caps = TAILOR_CAP_ENTRY_IP;
+	c->info.tsc_khz = 1000000;
+	c->info.tsc_khz_measured = 1000000;
+	c->info.tsc_mult = 1;
+	c->info.tsc_shift = 0;
+	c->info.nr_cpu_ids = (uint32_t)n;
+	return 0;
+}
