@@ -6,9 +6,10 @@
 #                     (build/userspace/tailor), the example engine
 #                     (build/examples/tailor-engine), test workloads,
 #                     kselftests
-#   make demo         profile the example engine: in the test box, or
-#                     natively where tailor.ko is loaded (scripts/demo.sh;
-#                     BACKEND=llvm: the engine compiles with LLVM)
+#   make demo         profile the example engine: natively where tailor
+#                     record can sample (tailor.ko, or its BPF collector
+#                     as root on a kernel with BTF), else in the test box
+#                     (scripts/demo.sh; BACKEND=llvm: LLVM compiles)
 #   make check        every test: native checks, then the test box on the
 #                     Debian 6.1 and 6.12 kernels (needs scripts/setup.sh)
 #   make box          the test box on 6.1 only (BOX=6.12 for the other)

@@ -3,11 +3,13 @@
 #
 # accuracy.sh [--box|--native|--perf]: the accuracy oracle's tables (see
 # accuracy-steps.sh for the method and its ACCURACY_* settings).
-#   (default)  with tailor record: natively where tailor.ko is loaded, else
-#              in the test box (TCG); the box's perf profiles the same
-#              baselines for a side-by-side of the operators' shares
-#   --box      in the test box even where tailor.ko is loaded
-#   --native   with tailor.ko on this machine, or fail
+#   (default)  with tailor record: natively where it can sample
+#              (tailor.ko, or its BPF collector as root on a kernel with
+#              BTF), else in the test box (TCG); the box's perf profiles
+#              the same baselines for a side-by-side of the operators'
+#              shares
+#   --box      in the test box even where tailor record samples here
+#   --native   with tailor record on this machine, or fail
 #   --perf     on this machine without the module: perf record -e
 #              cpu-clock --intr-regs=r15, read by tailor report -- where
 #              timing is real (no emulation)

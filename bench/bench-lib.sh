@@ -10,6 +10,7 @@
 #                           script to source (now: the uptime in seconds;
 #                           el A B: B - A).  Sets $release, $out
 #                           (build/bench-NAME) and $payload.
+#   bench_native_payload NAME  the same, to run on this machine.
 #   bench_boot TIMEOUT      boots the box (tsc=reliable) on
 #                           $payload/run-in-box.sh, perf inside, its
 #                           console in $out/console.log.
@@ -38,6 +39,23 @@ bench_payload() {
 # Sourced by run-in-box.sh (busybox sh): timing helpers.
 now() { awk '{ print $1 }' /proc/uptime; }
 el() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
+LIB
+}
+
+# bench_native_payload NAME: the same layout for a run on this machine
+# (tailor, the workloads, bench-box.sh), without a module.
+bench_native_payload() {
+	out=$top/build/bench-$1
+	payload=$out/payload
+	rm -rf "$payload"
+	mkdir -p "$payload/bin" "$payload/workloads"
+	make -s -C "$top" userspace workloads
+	cp "$top/build/userspace/tailor" "$payload/bin/"
+	cp "$top"/build/workloads/* "$payload/workloads/"
+	# Real timing here: ns, where the box's busybox has /proc/uptime's 10 ms.
+	cat >"$payload/bench-box.sh" <<'LIB'
+now() { date +%s.%N; }
+el() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f\n", b - a }'; }
 LIB
 }
 

@@ -241,6 +241,8 @@ native() {
 	tap_totals "unit tests" "$out/unit.log" make -s -C userspace check-unit
 	tap_totals "tailor record's end-to-end tests with the BPF collector (native, kernel $(uname -r))" \
 		"$out/bpf-record.log" tests/bpf/bpf_record_test.sh
+	tap_totals "make demo natively through the BPF collector: operators, query runs, lanes, EXPLAIN ANALYZE (native)" \
+		"$out/demo-native.log" tests/bpf/demo_native_test.sh
 	check "bench/sideband-sink.c (ASan, UBSan) sees every switch of tw_pingpong" \
 		"$out/sideband-sink.log" bench_sink_test
 	check "bench/clock-floor.c (ASan, UBSan) takes the samples its counted CPU time asks for" \

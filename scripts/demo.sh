@@ -3,7 +3,8 @@
 #
 # demo.sh - make demo: profile the example engine and print its reports.
 #
-# Where tailor.ko is loaded, natively; elsewhere in the test box (see
+# Natively where tailor record can sample (tailor.ko loaded, or its BPF
+# collector as root on a kernel with BTF); elsewhere in the test box (see
 # profile-engine.sh), scripts/demo-steps.sh records query QUERY (default
 # fig3) of the example engine and prints the operator report, the
 # annotated plan and the activity timeline.  The profile for go tool

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# profile-engine.sh - run a script that profiles the example engine, where
-# tailor.ko is: natively if /dev/tailor exists, else in the test box
-# (tests/box/exec.sh, with the module, a C compiler and the engine).
+# profile-engine.sh - run a script that profiles the example engine:
+# natively where tailor record can sample here (/dev/tailor exists, or,
+# as root on a kernel with BTF, through its BPF collector), else in the
+# test box (tests/box/exec.sh, with the module, a C compiler and the
+# engine).
 #
 # Usage: scripts/profile-engine.sh [--box|--native] [--llvm] --out DIR
 #            [--export NAME]... -- STEPS [ARGS...]
@@ -13,7 +15,7 @@
 # and prints what it finds.  Each --export NAME is a file STEPS writes in
 # WORKDIR; it is copied to DIR/NAME.  Environment variables starting with
 # DEMO_ or ACCURACY_ are passed on to STEPS.
-#   --box      use the test box even where tailor.ko is loaded
+#   --box      use the test box even where tailor record can sample here
 #   --native   fail rather than boot the test box
 #   --llvm     STEPS runs tailor-engine --backend llvm: the box gets clang-14
 #              and the engine's LLVM plugin (with its libLLVM)
@@ -48,8 +50,15 @@ out=$(cd "$out" && pwd)
 echo "== building tailor and the example engine" >&2
 make -s -C "$top" userspace examples >&2
 
-if [ "$mode" != box ] && [ -c /dev/tailor ]; then
-	echo "== tailor.ko is loaded: running natively" >&2
+if [ -c /dev/tailor ]; then
+	collector="tailor.ko is loaded"
+elif [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	collector="no tailor.ko, but tailor record's BPF collector can sample this kernel"
+else
+	collector=
+fi
+if [ "$mode" != box ] && [ -n "$collector" ]; then
+	echo "== $collector: running natively" >&2
 	rm -rf "$out/work"
 	"$steps" "$top/build/userspace/tailor" "$top/build/examples/tailor-engine" \
 		"$out/work" "$@"
@@ -59,11 +68,11 @@ if [ "$mode" != box ] && [ -c /dev/tailor ]; then
 	exit 0
 fi
 if [ "$mode" = native ]; then
-	echo "$prog: --native, but /dev/tailor does not exist (load tailor.ko)" >&2
+	echo "$prog: --native, but tailor record cannot sample here: no /dev/tailor (load tailor.ko), and the BPF collector needs root and a kernel with BTF" >&2
 	exit 1
 fi
 
-echo "== no tailor.ko here: running in the test box (QEMU, Debian 6.1)" >&2
+echo "== tailor record cannot sample here: running in the test box (QEMU, Debian 6.1)" >&2
 payload=$out/payload
 rm -rf "$payload" "$out/box"
 mkdir -p "$payload/bin"

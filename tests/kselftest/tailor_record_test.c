@@ -72,6 +72,13 @@ static void run_ex(struct run *r, char *const argv[],
 
 		dup2(o, 1);
 		dup2(e, 2);
+		/*
+		 * A shell's background job (CI's) ignores SIGINT, and an
+		 * ignored signal stays ignored across exec: tailor and the
+		 * command it launches get the defaults a terminal gives.
+		 */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		execv(argv[0], argv);
 		_exit(126);
 	}

@@ -3,12 +3,15 @@
  * tw_work ITERATIONS [THREADS]: a fixed amount of CPU-bound work (a
  * tagged loop), so that wall time measures what profiling costs it; with
  * THREADS, that many threads each do it at once (the busy CPUs of
- * bench/record-overhead.sh).
+ * bench/record-overhead.sh).  With TW_WORK_TIME=FILE it writes there how
+ * long the work itself took, in seconds: a profiler's slowdown of the
+ * program, without its own start and stop.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include "tagged_loop.h"
 
 static uint64_t iterations;
@@ -23,6 +26,7 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
+	struct timespec t0, t1;
 	pthread_t threads[64];
 	long n = 1, i;
 	char *end;
@@ -39,6 +43,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* The first thread is this one. */
 	for (i = 1; i < n; i++)
 		if (pthread_create(&threads[i], NULL, work, NULL)) {
@@ -48,5 +53,14 @@ int main(int argc, char **argv)
 	work(NULL);
 	for (i = 1; i < n; i++)
 		pthread_join(threads[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (getenv("TW_WORK_TIME")) {
+		FILE *f = fopen(getenv("TW_WORK_TIME"), "w");
+
+		if (!f)
+			return 1;
+		fprintf(f, "%.6f\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		fclose(f);
+	}
 	return 0;
 }

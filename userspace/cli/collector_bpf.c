@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The BPF collector (collector.h), for kernels that load no tailor.ko:
- * the software clock (cpu-clock) opened on every online CPU, with
- * userspace/bpf/tailor_sample.bpf.c attached to each event.  The program
- * writes tailor.ko's records into a BPF ring buffer per CPU, which this
- * side maps and takes in place (libbpf's ring_buffer); their time is
- * CLOCK_MONOTONIC, which the recording says (clock=monotonic).  Which
- * processes are sampled is the program's filter: the target's tgid, and
- * with TAILOR_CFG_CHILDREN every process it forks, added at the fork.
+ * the software clock (cpu-clock) on each online CPU, for every task (all
+ * CPUs) or, as perf record opens it, for the target's threads and,
+ * inherited, what they create, with userspace/bpf/tailor_sample.bpf.c
+ * attached to each counter.  The program writes tailor.ko's records into
+ * a BPF ring buffer per CPU, which this side maps and takes in place
+ * (libbpf's ring_buffer); their time is CLOCK_MONOTONIC, which the
+ * recording says (clock=monotonic).  The program also keeps to the
+ * target's processes itself: its tgid, and with TAILOR_CFG_CHILDREN every
+ * process it forks, added at the fork.
  *
  * It needs CAP_BPF and CAP_PERFMON (or root), and a kernel with BTF
  * (5.11 or later: bpf_task_pt_regs() came in 5.15).  What it does not do
  * yet: PEBS and hardware events, call stacks, and switches and wakeups
  * of its own (perf's side-band gives them, on the same clock).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,8 +51,11 @@ struct bpf_collector {
 	struct tailor_config cfg;	/* as configured */
 	struct ring_buffer *rb;
 	int *ring_fds;			/* by CPU, -1 where none */
-	int *event_fds;			/* by CPU, -1 where none */
-	struct bpf_link **links;	/* by CPU */
+	struct clock_event {
+		int fd;
+		struct bpf_link *link;
+	} *events;			/* the clock's counters, with the program */
+	size_t nr_events, cap_events;
 	struct ring_ctx *ctx;		/* by CPU */
 	int nr_cpus;			/* possible */
 	bool *online;			/* by CPU, at configure */
@@ -199,53 +205,128 @@ static int bpf_configure(struct collector *c, struct tailor_config *cfg, const c
 
 static int ring_record(void *ctx, void *data, size_t size);
 
-/* Opens the clock on every online CPU, disabled, with the program on it. */
+/*
+ * One cpu-clock counter, disabled, with the program on it: on @cpu for
+ * every task (@tid -1), or for thread @tid and, inherited, the threads
+ * (and with TAILOR_CFG_CHILDREN the processes) it creates.  0, 1 for a
+ * CPU that is offline or a thread that is gone, or -1 said.
+ */
+static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
+{
+	const struct tailor_bpf__rodata *ro = b->skel->rodata;
+	const struct tailor_config *cfg = &b->cfg;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.disabled = 1,
+		.exclude_kernel = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_KERNEL),
+		.exclude_user = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_USER),
+		.exclude_hv = 1,
+		.inherit = tid != -1,
+		.inherit_thread = tid != -1 && !(ro->cfg_flags & TAILOR_CFG_CHILDREN),
+	};
+	struct clock_event *ev;
+	int fd;
+
+	if (cfg->timer_period_ns) {
+		attr.sample_period = cfg->timer_period_ns;
+	} else {
+		attr.freq = 1;
+		attr.sample_freq = cfg->sample_freq ? cfg->sample_freq : 4000;
+	}
+	fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENODEV || errno == ESRCH)
+			return 1;
+		err_msg("cannot open the software clock on CPU %d: %s (the BPF collector needs CAP_PERFMON)",
+			cpu, strerror(errno));
+		return -1;
+	}
+	if (b->nr_events == b->cap_events) {
+		size_t cap = b->cap_events ? 2 * b->cap_events : 16;
+
+		ev = realloc(b->events, cap * sizeof(*ev));
+		if (!ev) {
+			close(fd);
+			err_msg("out of memory");
+			return -1;
+		}
+		b->events = ev;
+		b->cap_events = cap;
+	}
+	ev = &b->events[b->nr_events++];
+	ev->fd = fd;
+	ev->link = bpf_program__attach_perf_event(b->skel->progs.tailor_sample, fd);
+	if (!ev->link) {
+		err_msg("cannot attach the program to CPU %d's clock: %s", cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The clock on every online CPU: for every task (all CPUs), or, as perf
+ * record does, for each thread of the target, inherited by what it
+ * creates, so that the timer runs only while the target does (a launched
+ * command is one thread until it runs).  Threads an attached process
+ * creates while this runs are missed, as perf's are.
+ */
 static int bpf_start(struct collector *c)
 {
 	struct bpf_collector *b = c->priv;
 	const struct tailor_bpf__rodata *ro = b->skel->rodata;
-	int cpu, opened = 0;
+	pid_t *tids = NULL;
+	size_t nr_tids = 1, i;
+	int cpu, err = 0, opened = 0;
 
-	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
-		struct perf_event_attr attr = {
-			.size = sizeof(attr),
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_CPU_CLOCK,
-			.disabled = 1,
-			.exclude_kernel = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_KERNEL),
-			.exclude_user = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_USER),
-			.exclude_hv = 1,
-		};
-		const struct tailor_config *cfg = &b->cfg;
-		int fd;
+	if (ro->cfg_target_tgid && !c->launched) {
+		char path[64];
+		struct dirent *e;
+		DIR *dir;
 
-		if (b->ring_fds[cpu] < 0)
-			continue;
-		if (cfg->timer_period_ns) {
-			attr.sample_period = cfg->timer_period_ns;
-		} else {
-			attr.freq = 1;
-			attr.sample_freq = cfg->sample_freq ? cfg->sample_freq : 4000;
-		}
-		fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			if (errno == ENODEV || errno == EINVAL)
-				continue;	/* offline */
-			err_msg("cannot open the software clock on CPU %d: %s (the BPF collector needs CAP_PERFMON)",
-				cpu, strerror(errno));
-			return -1;
-		}
-		b->event_fds[cpu] = fd;
-		b->links[cpu] = bpf_program__attach_perf_event(b->skel->progs.tailor_sample, fd);
-		if (!b->links[cpu]) {
-			err_msg("cannot attach the program to CPU %d's clock: %s", cpu,
+		snprintf(path, sizeof(path), "/proc/%u/task", ro->cfg_target_tgid);
+		dir = opendir(path);
+		if (!dir) {
+			err_msg("cannot list the threads of process %u: %s", ro->cfg_target_tgid,
 				strerror(errno));
 			return -1;
 		}
-		opened++;
+		nr_tids = 0;
+		while ((e = readdir(dir)) != NULL) {
+			pid_t *more;
+
+			if (e->d_name[0] < '0' || e->d_name[0] > '9')
+				continue;
+			more = realloc(tids, (nr_tids + 1) * sizeof(*tids));
+			if (!more) {
+				closedir(dir);
+				free(tids);
+				err_msg("out of memory");
+				return -1;
+			}
+			tids = more;
+			tids[nr_tids++] = (pid_t)atoi(e->d_name);
+		}
+		closedir(dir);
 	}
+	for (cpu = 0; cpu < b->nr_cpus && err >= 0; cpu++) {
+		if (b->ring_fds[cpu] < 0)
+			continue;
+		for (i = 0; i < nr_tids && err >= 0; i++) {
+			pid_t tid = !ro->cfg_target_tgid ? -1 :
+				    tids ? tids[i] : (pid_t)ro->cfg_target_tgid;
+
+			err = open_clock(b, tid, cpu);
+			opened += err == 0;
+		}
+	}
+	free(tids);
+	if (err < 0)
+		return -1;
 	if (!opened) {
-		err_msg("no CPU to sample on");
+		err_msg(ro->cfg_target_tgid ? "process %u is gone" : "no CPU to sample on",
+			ro->cfg_target_tgid);
 		return -1;
 	}
 	/* The fork, exec and exit tracepoints (tailor_sample is attached above). */
@@ -271,20 +352,18 @@ static int bpf_start(struct collector *c)
 			return -1;
 		}
 	}
-	for (cpu = 0; cpu < b->nr_cpus; cpu++)
-		if (b->event_fds[cpu] >= 0)
-			ioctl(b->event_fds[cpu], PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < b->nr_events; i++)
+		ioctl(b->events[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	return 0;
 }
 
 static void bpf_stop(struct collector *c)
 {
 	struct bpf_collector *b = c->priv;
-	int cpu;
+	size_t i;
 
-	for (cpu = 0; cpu < b->nr_cpus; cpu++)
-		if (b->event_fds[cpu] >= 0)
-			ioctl(b->event_fds[cpu], PERF_EVENT_IOC_DISABLE, 0);
+	for (i = 0; i < b->nr_events; i++)
+		ioctl(b->events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	b->stopped = true;
 }
 
@@ -400,24 +479,24 @@ static int bpf_stats(struct collector *c, struct tailor_stats *st)
 static void bpf_close(struct collector *c)
 {
 	struct bpf_collector *b = c->priv;
+	size_t i;
 	int cpu;
 
 	if (!b)
 		return;
 	ring_buffer__free(b->rb);
-	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
-		bpf_link__destroy(b->links[cpu]);
-		if (b->event_fds[cpu] >= 0)
-			close(b->event_fds[cpu]);
+	for (i = 0; i < b->nr_events; i++) {
+		bpf_link__destroy(b->events[i].link);
+		close(b->events[i].fd);
+	}
+	for (cpu = 0; cpu < b->nr_cpus; cpu++)
 		if (b->ring_fds[cpu] >= 0)
 			close(b->ring_fds[cpu]);
-	}
 	tailor_bpf__destroy(b->skel);
 	if (b->target_fd >= 0)
 		close(b->target_fd);
 	free(b->ring_fds);
-	free(b->event_fds);
-	free(b->links);
+	free(b->events);
 	free(b->ctx);
 	free(b->online);
 	free(b);
@@ -458,35 +537,27 @@ int collector_bpf_open(struct collector *c, char *why, size_t len)
 		return -1;
 	}
 	b = calloc(1, sizeof(*b));
-	if (!b || !(b->online = calloc((size_t)n, sizeof(bool))) ||
-	    !(b->ring_fds = malloc(n * sizeof(int))) ||
-	    !(b->event_fds = malloc(n * sizeof(int))) ||
-	    !(b->links = calloc((size_t)n, sizeof(*b->links))) ||
-	    !(b->ctx = calloc((size_t)n, sizeof(*b->ctx)))) {
+	if (b) {
+		b->online = calloc((size_t)n, sizeof(bool));
+		b->ring_fds = malloc((size_t)n * sizeof(int));
+		b->ctx = calloc((size_t)n, sizeof(*b->ctx));
+	}
+	if (!b || !b->online || !b->ring_fds || !b->ctx ||
+	    cpu_list("/sys/devices/system/cpu/online", b->online, (uint32_t)n)) {
+		snprintf(why, len, b && b->online && b->ring_fds && b->ctx ?
+			 "cannot read the online CPUs" : "out of memory");
 		if (b) {
 			free(b->online);
 			free(b->ring_fds);
-			free(b->event_fds);
-			free(b->links);
+			free(b->ctx);
 		}
 		free(b);
-		snprintf(why, len, "out of memory");
 		return -1;
 	}
 	b->nr_cpus = n;
 	b->target_fd = -1;
-	if (cpu_list("/sys/devices/system/cpu/online", b->online, (uint32_t)n)) {
-		snprintf(why, len, "cannot read the online CPUs");
-		free(b->online);
-		free(b->ring_fds);
-		free(b->event_fds);
-		free(b->links);
-		free(b->ctx);
-		free(b);
-		return -1;
-	}
 	for (cpu = 0; cpu < n; cpu++) {
-		b->ring_fds[cpu] = b->event_fds[cpu] = -1;
+		b->ring_fds[cpu] = -1;
 		b->ctx[cpu] = (struct ring_ctx){ b, (uint32_t)cpu };
 	}
 	libbpf_set_print(libbpf_print);

@@ -8,9 +8,10 @@
  * has a stretch of time of its own to clock; samples, attributed through
  * the Tagging Dictionary, are what splits the pipeline's time.  The child
  * engine runs the query as the user asked, with --count-rows, under
- * tailor record (tailor.ko) or perf record; tailor report's operator and
- * query tables give each operator's share of the query's samples, and the
- * child's measured execution CPU time turns shares into milliseconds.
+ * tailor record (tailor.ko or its BPF collector) or perf record; tailor
+ * report's operator and query tables give each operator's share of the
+ * query's samples, and the child's measured execution CPU time turns
+ * shares into milliseconds.
  */
 #include "explain_analyze.h"
 #include "proc.h"
@@ -429,7 +430,7 @@ static void print_analysis(const struct ea_request *req, const struct ea_figures
 	printf("profile: %s at " EA_FREQ " Hz: %lld samples of the query, %lld in the whole "
 	       "run\n(time: the operator's share of the query's samples times the query's CPU "
 	       "time; rows: a run's, counted by the generated code)\n\n",
-	       use_tailor ? "tailor record (tailor.ko)" :
+	       use_tailor ? "tailor record" :
 	       req->llvm ? "perf record -e cpu-clock (no tag register: LLVM's code uses r15)" :
 	       "perf record -e cpu-clock --intr-regs=r15", fig->query_samples, fig->all_samples);
 	printf("%-52s %12s %7s %8s %12s\n", "operator", "time", "share", "samples", "rows");

@@ -108,7 +108,7 @@ static const char usage_text[] =
 "                        samples beside the rows it produced (counted, as\n"
 "                        with --count-rows): EXPLAIN ANALYZE from samples.\n"
 "                        Shares come from tailor report over a recording of\n"
-"                        tailor record (tailor.ko) or perf record -e\n"
+"                        tailor record (tailor.ko, or BPF) or perf record -e\n"
 "                        cpu-clock --intr-regs=r15, at 4000 Hz; times are\n"
 "                        shares of the measured execution CPU time.  Its\n"
 "                        files go to a temporary directory, removed after,\n"
