@@ -794,8 +794,10 @@ fi
 # return address is named one byte back, in the function whose call it
 # follows (ends_in_call, where perf names the next one by the address);
 # below an interrupt's entry stub the entry is the interrupted IP, named
-# as it is (read_zero, as perf does, not the padding before it).  perf
-# script reads the same file where perf is here.
+# as it is (read_zero, as perf does, not the padding before it); an
+# entry whose byte before is a function's padding (__pfx_write_null) is
+# that function's first byte, named as it is.  perf script reads the same
+# file where perf is here.
 if /usr/bin/python3 "$top/tests/golden/kernel_chains.py" "$work/kchains.data" \
 	"$work/kchains.kallsyms" "$work/kchains.rec" >"$work/kchains.want" 2>"$work/err"; then
 	run "$tailor" report -i "$work/kchains.data" --kallsyms "$work/kchains.kallsyms" \
@@ -818,7 +820,7 @@ if /usr/bin/python3 "$top/tests/golden/kernel_chains.py" "$work/kchains.data" \
 	printf '\003' | dd of="$work/kchains-gap.rec" bs=1 seek=$((32 + $(od -An -tu4 -j36 -N4 \
 		"$work/kchains.rec") + 8)) conv=notrunc 2>/dev/null
 	if [ $rc = 0 ] && diff "$work/kchains.want" "$work/kchains.rec-got" >"$work/diff" &&
-		"$tailor" dump "$work/kchains.rec" | grep -qx 'stacks: 2 (13 entries)' &&
+		"$tailor" dump "$work/kchains.rec" | grep -qx 'stacks: 3 (19 entries)' &&
 		! "$tailor" report -i "$work/kchains-gap.rec" -f folded >/dev/null 2>"$work/err" &&
 		grep -q "STACK stack id 3, where the next is 1" "$work/err"; then
 		ok "a recording's call stacks: STACK records named by the samples' ids, as the perf.data's; an id out of turn refused"

@@ -9,7 +9,7 @@ samples naming theirs by id, the kernel's symbols in a KALLSYMS record.
 A callchain (perf record -g) gives the sample's IP and, after it, return
 addresses -- except where the kernel's unwinder crossed an interrupt or
 exception: the entry below the entry stub (asm_sysvec_*, asm_exc_*) is the
-IP the stub saved, an interrupted instruction.  Two samples, each shape
+IP the stub saved, an interrupted instruction.  Three samples, each shape
 once:
 
   interrupted: a timer interrupt at read_zero's first instruction.  Named
@@ -19,6 +19,10 @@ once:
     call that ends ends_in_call (a call to a function that does not
     return).  The call is in ends_in_call; perf, which names every
     entry by its address, says next_function.
+  thunked:     a frame at write_null's first byte, after the padding
+    before it (__pfx_write_null), under the return thunk it jumped to
+    (srso_return_thunk): one byte back is padding, which holds no call,
+    so the frame is write_null's, as perf names it (seen on 6.18).
 
 The expected stacks (root first) are printed, one a line.
 """
@@ -35,6 +39,9 @@ KALLSYMS = [
     (0xffffffff81002300, "T", "run_timer_softirq"),
     (0xffffffff81003000, "T", "ends_in_call"),
     (0xffffffff81003100, "T", "next_function"),
+    (0xffffffff810031f0, "t", "__pfx_write_null"),
+    (0xffffffff81003200, "t", "write_null"),
+    (0xffffffff81003300, "T", "srso_return_thunk"),
     (0xffffffff81004000, "T", "entry_SYSCALL_64_after_hwframe"),
     (0xffffffff81004100, "T", "do_syscall_64"),
     (0xffffffff81005000, "T", "_etext"),
@@ -58,6 +65,12 @@ CHAINS = [
       0xffffffff81004140,
       0xffffffff81004010],
      "entry_SYSCALL_64_after_hwframe;do_syscall_64;ends_in_call;run_timer_softirq"),
+    ([0xffffffff81003310,          # srso_return_thunk, jumped to from write_null's end
+      0xffffffff81003200,          # write_null+0: the thunk's frame, not a return address
+      0xffffffff81001040,          # vfs_read
+      0xffffffff81004140,
+      0xffffffff81004010],
+     "entry_SYSCALL_64_after_hwframe;do_syscall_64;vfs_read;write_null;srso_return_thunk"),
 ]
 
 PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME = 1, 2, 4
@@ -104,7 +117,7 @@ def write_recording(path):
         samples += struct.pack("<QQQQ", 2000 + 1000 * i, chain[0], who, i + 1)
     out += tlr_record(TLR_SAMPLES, struct.pack("<II", 32, len(CHAINS)) + samples)
     out += tlr_record(TLR_KALLSYMS, "".join("%016x %s %s\n" % k for k in KALLSYMS).encode())
-    out += tlr_record(TLR_END, b"stop_tsc=10000\nreason=target-exited\nsamples=2\n")
+    out += tlr_record(TLR_END, b"stop_tsc=10000\nreason=target-exited\nsamples=%d\n" % len(CHAINS))
     with open(path, "wb") as f:
         f.write(out)
 

@@ -169,6 +169,15 @@ static void kernel_frame(const struct chain_index *ix, uint64_t ret, bool interr
 	const char *name = kallsyms_name(ix->kallsyms, ret - !interrupted - ix->kernel_delta,
 					 &index);
 
+	/*
+	 * One byte back is the padding before a function (__pfx_write_null,
+	 * CONFIG_FUNCTION_PADDING), which holds no call: the entry is the
+	 * function's own first byte, reached by a jump (a return thunk's
+	 * frame), not a return address.  Named as it is, as perf does.
+	 */
+	if (name && !interrupted && !strncmp(name, "__pfx_", 6))
+		name = kallsyms_name(ix->kallsyms, ret - ix->kernel_delta, &index);
+
 	f->function = name ? name : "[unknown]";
 	f->object = "[kernel.kallsyms]";
 	f->kernel = true;
