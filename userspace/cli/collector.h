@@ -23,8 +23,10 @@ struct collector;
 
 /*
  * Called for each record a collector takes, CPU by CPU: a CPU's records
- * in order, then once with @rec NULL to end that CPU's run.  @rec is
- * valid during the call only.  Nonzero stops the drain and is returned.
+ * in order, in runs of at most the drain's @batch, each ended by a call
+ * with @rec NULL.  @rec is valid during the call only (the callee copies
+ * what it keeps: tailor.ko's slots go back before the run is written).
+ * Nonzero stops the drain and is returned.
  */
 typedef int (*collector_record_fn)(void *arg, uint32_t cpu, const uint8_t *rec);
 
@@ -42,7 +44,7 @@ struct collector_ops {
 	 * the records taken, or <0 (@fn's error, or -EIO said).
 	 */
 	long (*drain)(struct collector *c, collector_record_fn fn, void *arg,
-		      bool *ended);
+		      uint32_t batch, bool *ended);
 	/* Now and again while recording: CPUs come up, and so on.  0 or -1. */
 	int (*refresh)(struct collector *c);
 	int (*stats)(struct collector *c, struct tailor_stats *st);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The BPF collector (collector.h), for kernels that load no tailor.ko:
- * the software clock (cpu-clock) on each online CPU, for every task (all
- * CPUs) or, as perf record opens it, for the target's threads and,
+ * the software clock (cpu-clock), on each online CPU for every task (all
+ * CPUs), or for each of the target's threads wherever it runs and,
  * inherited, what they create, with userspace/bpf/tailor_sample.bpf.c
  * attached to each counter.  The program writes tailor.ko's records into
  * a BPF ring buffer per CPU, which this side maps and takes in place
@@ -62,11 +62,12 @@ struct bpf_collector {
 	int target_fd;			/* pidfd of the target, or -1 */
 	bool stopped;
 	uint64_t taken;
-	/* One drain's: where the callback hands records on. */
+	/* One drain's: where the callback hands records on, in runs of batch. */
 	collector_record_fn fn;
 	void *arg;
 	int err;
 	int last_cpu;
+	uint32_t batch, in_run;
 };
 
 static int nr_possible_cpus(void)
@@ -207,9 +208,9 @@ static int ring_record(void *ctx, void *data, size_t size);
 
 /*
  * One cpu-clock counter, disabled, with the program on it: on @cpu for
- * every task (@tid -1), or for thread @tid and, inherited, the threads
- * (and with TAILOR_CFG_CHILDREN the processes) it creates.  0, 1 for a
- * CPU that is offline or a thread that is gone, or -1 said.
+ * every task (@tid -1), or for thread @tid (@cpu -1) and, inherited, the
+ * threads (and with TAILOR_CFG_CHILDREN the processes) it creates.  0, 1
+ * for a CPU that is offline or a thread that is gone, or -1 said.
  */
 static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 {
@@ -237,10 +238,24 @@ static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 	}
 	fd = (int)syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
+		unsigned long max_rate = 0;
+		FILE *f;
+
 		if (errno == ENODEV || errno == ESRCH)
 			return 1;
-		err_msg("cannot open the software clock on CPU %d: %s (the BPF collector needs CAP_PERFMON)",
-			cpu, strerror(errno));
+		f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+		if (f && fscanf(f, "%lu", &max_rate) != 1)
+			max_rate = 0;
+		if (f)
+			fclose(f);
+		if (errno == EINVAL && attr.freq && max_rate && attr.sample_freq > max_rate)
+			err_msg("-F %llu is over kernel.perf_event_max_sample_rate (%lu), which the BPF collector's perf counters keep to",
+				(unsigned long long)attr.sample_freq, max_rate);
+		else if (errno == EACCES || errno == EPERM)
+			err_msg("not allowed to open the software clock: the BPF collector needs CAP_PERFMON (or root)");
+		else
+			err_msg("cannot open the software clock%s: %s", cpu >= 0 ? " on a CPU" : "",
+				strerror(errno));
 		return -1;
 	}
 	if (b->nr_events == b->cap_events) {
@@ -266,11 +281,11 @@ static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 }
 
 /*
- * The clock on every online CPU: for every task (all CPUs), or, as perf
- * record does, for each thread of the target, inherited by what it
- * creates, so that the timer runs only while the target does (a launched
- * command is one thread until it runs).  Threads an attached process
- * creates while this runs are missed, as perf's are.
+ * The clock: on every online CPU for every task (all CPUs), or for each
+ * thread of the target on any CPU, inherited by what it creates, so that
+ * the timer runs only while the target does (a launched command is one
+ * thread until it runs).  Threads an attached process creates while this
+ * runs are missed, as perf's are.
  */
 static int bpf_start(struct collector *c)
 {
@@ -310,16 +325,22 @@ static int bpf_start(struct collector *c)
 		}
 		closedir(dir);
 	}
-	for (cpu = 0; cpu < b->nr_cpus && err >= 0; cpu++) {
-		if (b->ring_fds[cpu] < 0)
-			continue;
-		for (i = 0; i < nr_tids && err >= 0; i++) {
-			pid_t tid = !ro->cfg_target_tgid ? -1 :
-				    tids ? tids[i] : (pid_t)ro->cfg_target_tgid;
-
-			err = open_clock(b, tid, cpu);
+	if (!ro->cfg_target_tgid) {
+		for (cpu = 0; cpu < b->nr_cpus && err >= 0; cpu++) {
+			if (b->ring_fds[cpu] < 0)
+				continue;
+			err = open_clock(b, -1, cpu);
 			opened += err == 0;
 		}
+	}
+	/*
+	 * A thread's counter on whatever CPU it runs (-1): one counter a
+	 * thread, not one a thread and CPU, and a CPU that comes up later
+	 * is sampled too (its samples counted lost: it has no ring).
+	 */
+	for (i = 0; ro->cfg_target_tgid && i < nr_tids && err >= 0; i++) {
+		err = open_clock(b, tids ? tids[i] : (pid_t)ro->cfg_target_tgid, -1);
+		opened += err == 0;
 	}
 	free(tids);
 	if (err < 0)
@@ -386,15 +407,17 @@ static int ring_record(void *ctx, void *data, size_t size)
 
 	if (size != b->cfg.record_size)
 		return 0;	/* not the program's: cannot be */
-	if (b->last_cpu >= 0 && (uint32_t)b->last_cpu != rc->cpu) {
+	if (b->last_cpu >= 0 && ((uint32_t)b->last_cpu != rc->cpu || b->in_run == b->batch)) {
 		err = b->fn(b->arg, (uint32_t)b->last_cpu, NULL);
 		if (err)
 			return b->err = err;
+		b->in_run = 0;
 	}
 	b->last_cpu = (int)rc->cpu;
 	err = b->fn(b->arg, rc->cpu, data);
 	if (err)
 		return b->err = err;
+	b->in_run++;
 	b->taken++;
 	return 0;
 }
@@ -407,7 +430,8 @@ static bool target_gone(const struct bpf_collector *b)
 	return b->target_fd >= 0 && poll(&pfd, 1, 0) == 1;
 }
 
-static long bpf_drain(struct collector *c, collector_record_fn fn, void *arg, bool *ended)
+static long bpf_drain(struct collector *c, collector_record_fn fn, void *arg, uint32_t batch,
+		      bool *ended)
 {
 	struct bpf_collector *b = c->priv;
 	bool over = b->stopped || target_gone(b);
@@ -421,6 +445,8 @@ static long bpf_drain(struct collector *c, collector_record_fn fn, void *arg, bo
 	b->arg = arg;
 	b->err = 0;
 	b->last_cpu = -1;
+	b->batch = batch ? batch : 1;
+	b->in_run = 0;
 	n = ring_buffer__consume(b->rb);
 	if (b->err)
 		return b->err;
@@ -485,9 +511,12 @@ static void bpf_close(struct collector *c)
 	if (!b)
 		return;
 	ring_buffer__free(b->rb);
+	/* A perf link owns its event's fd: libbpf closes it with the link. */
 	for (i = 0; i < b->nr_events; i++) {
-		bpf_link__destroy(b->events[i].link);
-		close(b->events[i].fd);
+		if (b->events[i].link)
+			bpf_link__destroy(b->events[i].link);
+		else
+			close(b->events[i].fd);
 	}
 	for (cpu = 0; cpu < b->nr_cpus; cpu++)
 		if (b->ring_fds[cpu] >= 0)

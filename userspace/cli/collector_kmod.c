@@ -278,10 +278,12 @@ static int kmod_poll_fd(struct collector *c)
 }
 
 /*
- * Each CPU's records in place; a CPU's slots go back to the module once
- * @fn has taken them all (it copies what it keeps).
+ * Each CPU's records in place, in runs of @batch: a run's slots go back
+ * to the module once @fn has taken them (it copies what it keeps), before
+ * the run is written (@fn with NULL), so that a slow write holds no slot.
  */
-static long kmod_drain(struct collector *c, collector_record_fn fn, void *arg, bool *ended)
+static long kmod_drain(struct collector *c, collector_record_fn fn, void *arg, uint32_t batch,
+		       bool *ended)
 {
 	struct kmod *k = c->priv;
 	struct pollfd pfd = { .fd = k->fd, .events = POLLIN };
@@ -297,23 +299,24 @@ static long kmod_drain(struct collector *c, collector_record_fn fn, void *arg, b
 	for (cpu = 0; cpu < k->maps.nr_cpus; cpu++) {
 		const uint32_t rs = k->maps.record_size;
 		struct ring_span span[2];
-		uint64_t n = ring_peek(&k->maps, cpu, span), first = span[0].bytes / rs, i;
+		uint64_t n = ring_peek(&k->maps, cpu, span), first = span[0].bytes / rs, i = 0;
 
-		if (!n)
-			continue;
-		for (i = 0; i < n; i++) {
-			err = fn(arg, cpu, i < first ?
-				 (const uint8_t *)span[0].data + i * rs :
-				 (const uint8_t *)span[1].data + (i - first) * rs);
+		while (i < n) {
+			uint64_t end = n - i < batch ? n : i + batch, run = end - i;
+
+			for (; i < end; i++) {
+				err = fn(arg, cpu, i < first ?
+					 (const uint8_t *)span[0].data + i * rs :
+					 (const uint8_t *)span[1].data + (i - first) * rs);
+				if (err)
+					return err;
+			}
+			ring_release(&k->maps, cpu, run);
+			err = fn(arg, cpu, NULL);
 			if (err)
 				return err;
+			taken += (long)run;
 		}
-		err = fn(arg, cpu, NULL);
-		/* Taken: the slots are free again before the write. */
-		ring_release(&k->maps, cpu, n);
-		if (err)
-			return err;
-		taken += (long)n;
 	}
 	return taken;
 }

@@ -1094,7 +1094,7 @@ static int flush_batch(struct recorder *r)
 /*
  * One record from the collector: an event becomes its record, a sample
  * joins the batch of its CPU's run, which is written when the run ends
- * (@rec NULL) or the batch reaches the pack buffer's worst case.
+ * (@rec NULL; runs are at most pack_batch, the pack buffer's worst case).
  */
 static int take_record(void *arg, uint32_t cpu, const uint8_t *rec)
 {
@@ -1124,16 +1124,16 @@ static int take_record(void *arg, uint32_t cpu, const uint8_t *rec)
 		memcpy(r->scratch + r->chain_at, &id, sizeof(id));
 		rec = r->scratch;
 	}
+	/* A run is at most pack_batch records: the collector ends it. */
 	r->packed += tlr_pack_one(&r->pack_st, rec, r->pack + r->packed);
-	if (++r->pack_count == r->pack_batch)
-		return flush_batch(r);
+	r->pack_count++;
 	return 0;
 }
 
 static int pull_samples(struct recorder *r, bool *drained)
 {
 	bool ended;
-	long n = r->c.ops->drain(&r->c, take_record, r, &ended);
+	long n = r->c.ops->drain(&r->c, take_record, r, r->pack_batch, &ended);
 
 	*drained = true;
 	if (n < 0)
