@@ -87,8 +87,13 @@ static bool may_see(const struct tailor_plan *plan, struct task_struct *t,
 	    !gid_eq(plan->cred->gid, tcred->egid) ||
 	    !gid_eq(plan->cred->gid, tcred->sgid))
 		return false;
+	/*
+	 * No mm: a thread past exit_mm(), whose dumpability is gone with
+	 * it (an undumpable one's exit switches were let through, seen on
+	 * 6.12), or a kernel thread: neither is shown.
+	 */
 	mm = READ_ONCE(t->mm);
-	return !mm || get_dumpable(mm) == SUID_DUMP_USER;
+	return mm && get_dumpable(mm) == SUID_DUMP_USER;
 }
 
 /*
