@@ -293,7 +293,8 @@ static __inline__ int tailor_who_is_event(__u64 who)
  * Not recorded: a thread's last switch out as it exits (its TASK exit
  * comes before), threads outside the reader's pid namespace, and, for a
  * caller without CAP_PERFMON, threads whose real, effective or saved
- * user or group ids are not the caller's.  TAILOR_CFG_CHILDREN follows
+ * user or group ids are not the caller's, whose memory is not dumpable,
+ * or that have let go of their memory on their way out.  TAILOR_CFG_CHILDREN follows
  * descendants by their ancestry: up to 8 generations, and not past an
  * exited parent (an orphan adopted by init or a subreaper is left out).
  */
