@@ -132,6 +132,24 @@ static long long field_ll(const char *out, const char *key)
 	return field_or_null(out, key, buf, sizeof(buf)) ? atoll(buf) : -1;
 }
 
+/* Run @argv as the unprivileged test user: its exit code and stderr. */
+static void run_as_test_user_cmd(struct run *r, char *const argv[])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int e = open("/tmp/trt.user.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+		if (e < 0 || drop_root_to_test_user())
+			_exit(100);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	r->status = pid < 0 ? -1 : wait_exit_code(pid);
+	slurp("/tmp/trt.user.err", r->err, sizeof(r->err));
+}
+
 static void dump(struct run *d, const char *extra)
 {
 	char *argv[] = { TAILOR, "dump", (char *)extra, OUT, NULL };
@@ -1067,24 +1085,11 @@ TEST(no_permission_and_no_module)
 				"/tmp/x.rec", "--", "true", NULL };
 	char *auto_argv[] = { TAILOR, "record", "-o", "/tmp/x.rec", "--", "true", NULL };
 	struct run r, a;
-	pid_t pid;
 
 	SKIP_UNLESS_MODULE_IN_BOX();
 	skip_unless_ready(_metadata);
 	/* Not root, no open_gid: the device refuses; tailor says what to do. */
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int e = open("/tmp/trt.user.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-		if (drop_root_to_test_user())
-			_exit(100);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(126);
-	}
-	r.status = wait_exit_code(pid);
-	slurp("/tmp/trt.user.err", r.err, sizeof(r.err));
+	run_as_test_user_cmd(&r, argv);
 	ASSERT_EQ(1, r.status);
 	ASSERT_NE(NULL, strstr(r.err, "no permission to open /dev/tailor")) TH_LOG("%s", r.err);
 
@@ -1115,23 +1120,10 @@ TEST(bpf_collector_refused_without_its_capabilities)
 	char *argv[] = { TAILOR, "record", "-q", "--collector", "bpf", "-o", "/tmp/trt.user.rec",
 			 "--", WL "tw_spin", "100", "1", "0", NULL };
 	struct run r;
-	pid_t pid;
 
 	if (access(TAILOR, X_OK) || access("/sys/kernel/btf/vmlinux", F_OK))
 		SKIP(return, "needs %s and a kernel with BTF", TAILOR);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int e = open("/tmp/trt.user.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-		if (drop_root_to_test_user())
-			_exit(100);
-		dup2(e, 2);
-		execv(argv[0], argv);
-		_exit(126);
-	}
-	r.status = wait_exit_code(pid);
-	slurp("/tmp/trt.user.err", r.err, sizeof(r.err));
+	run_as_test_user_cmd(&r, argv);
 	ASSERT_EQ(1, r.status) TH_LOG("%s", r.err);
 	ASSERT_NE(NULL, strstr(r.err, "CAP_BPF and CAP_PERFMON")) TH_LOG("%s", r.err);
 }
