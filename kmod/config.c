@@ -31,6 +31,10 @@ static u32 known_flags(u32 abi_version)
 		return TAILOR_CFG_FLAGS_V4;
 	case 5:
 		return TAILOR_CFG_FLAGS_V5;
+	case 6:
+	case 7:
+	case 8:
+		return TAILOR_CFG_FLAGS_V8;
 	default:
 		return TAILOR_CFG_FLAGS_ALL;
 	}
@@ -63,6 +67,13 @@ static int check_fields(const struct tailor_config *cfg)
 	if ((f & TAILOR_CFG_TAG_WORD) &&
 	    (cfg->tag_word_offset % 8 || cfg->tag_word_offset < -(1LL << 30) ||
 	     cfg->tag_word_offset > (1LL << 30)))
+		return -EINVAL;
+	if (!(f & TAILOR_CFG_OTEL_CTX) && cfg->otel_ctx_offset)
+		return -EINVAL;
+	/* A pointer, 8-byte aligned in its TLS block, as the tag word. */
+	if ((f & TAILOR_CFG_OTEL_CTX) &&
+	    (cfg->otel_ctx_offset % 8 || cfg->otel_ctx_offset < -(1LL << 30) ||
+	     cfg->otel_ctx_offset > (1LL << 30)))
 		return -EINVAL;
 	if (cfg->source > TAILOR_SOURCE_TIMER)
 		return -EINVAL;
@@ -291,10 +302,12 @@ int tailor_plan_build(struct tailor_plan *plan, struct tailor_config *cfg)
 	cfg->nr_regs = plan->nr_regs;
 	cfg->regs_used = plan->regs_mask;
 	plan->tag_word_offset = cfg->tag_word_offset;
+	plan->otel_ctx_offset = cfg->otel_ctx_offset;
 	cfg->callchain_max = plan->callchain_max;
 	cfg->record_size = TAILOR_SAMPLE_BASE_SIZE + 8 * plan->nr_regs +
 			   ((plan->flags & TAILOR_CFG_DATA_ADDR) ? 8 : 0) +
 			   ((plan->flags & TAILOR_CFG_TAG_WORD) ? 8 : 0) +
+			   ((plan->flags & TAILOR_CFG_OTEL_CTX) ? TAILOR_OTEL_IDS_SIZE : 0) +
 			   ((plan->flags & TAILOR_CFG_CALLCHAIN) ?
 			    8 * (1 + plan->callchain_max + 2) : 0);
 	return 0;

@@ -185,21 +185,26 @@ static const struct pt_regs *sample_regs(const struct tailor_plan *plan,
  * the loader's TLS setup has FS base 0: no word there, which is 0 and
  * not an error.
  */
+/*
+ * The thread pointer of a thread of the target, or 0: a followed child's
+ * TLS belongs to whatever it runs, the offsets are the target's.
+ * Comparing struct pid pointers is a plain load; the plan holds a
+ * reference to the target's, so no other process has it.
+ */
+static unsigned long target_fsbase(const struct tailor_plan *plan)
+{
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return 0;
+	if (plan->target && task_tgid(current) != plan->target)
+		return 0;
+	return x86_fsbase_read_cpu();
+}
+
 static bool read_tag_word(const struct tailor_plan *plan, u64 *word)
 {
-	unsigned long addr;
+	unsigned long addr = target_fsbase(plan);
 
 	*word = 0;
-	if (!current->mm || (current->flags & PF_KTHREAD))
-		return true;
-	/*
-	 * A followed child's TLS belongs to whatever it runs: the offset is
-	 * the target's.  Comparing struct pid pointers is a plain load; the
-	 * plan holds a reference to the target's, so no other process has it.
-	 */
-	if (plan->target && task_tgid(current) != plan->target)
-		return true;
-	addr = x86_fsbase_read_cpu();
 	if (!addr)
 		return true;
 	addr += plan->tag_word_offset;
@@ -208,6 +213,29 @@ static bool read_tag_word(const struct tailor_plan *plan, u64 *word)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * OpenTelemetry's thread context into @ids (TAILOR_OTEL_IDS_SIZE bytes):
+ * the record otel_thread_ctx_v1 points to, its ids if its valid byte is
+ * 1, else zeros.  Only the owning thread writes it, and it is
+ * interrupted here, so the record is whole (OTEP 4947's reading rule).
+ */
+static void read_otel_ids(const struct tailor_plan *plan, u64 *ids)
+{
+	u8 head[TAILOR_OTEL_VALID_OFFSET + 1];
+	unsigned long addr = target_fsbase(plan), ctx;
+
+	memset(ids, 0, TAILOR_OTEL_IDS_SIZE);
+	if (!addr)
+		return;
+	addr += plan->otel_ctx_offset;
+	if (copy_from_user_nmi(&ctx, (const void __user *)addr, sizeof(ctx)) || !ctx)
+		return;
+	if (copy_from_user_nmi(head, (const void __user *)ctx, sizeof(head)) ||
+	    head[TAILOR_OTEL_VALID_OFFSET] != 1)
+		return;
+	memcpy(ids, head, TAILOR_OTEL_IDS_SIZE);
 }
 
 /* The PEBS record's own TSC where the kernel passes it on, else now. */
@@ -377,6 +405,10 @@ static void tailor_overflow(struct perf_event *event,
 		if (!read_tag_word(plan, &rec[3 + i]))
 			flags |= TAILOR_SF_TAG_WORD_BAD;
 		i++;
+	}
+	if (plan->flags & TAILOR_CFG_OTEL_CTX) {
+		read_otel_ids(plan, &rec[3 + i]);
+		i += TAILOR_OTEL_IDS_SIZE / 8;
 	}
 	if (plan->flags & TAILOR_CFG_CALLCHAIN)
 		store_callchain(plan, data, regs, &rec[3 + i]);

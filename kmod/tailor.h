@@ -93,6 +93,7 @@ struct tailor_plan {
 	u32 nr_regs;
 	u8 reg_index[TAILOR_MAX_REGS];	/* TAILOR_REG_* in capture order */
 	s64 tag_word_offset;		/* with TAILOR_CFG_TAG_WORD */
+	s64 otel_ctx_offset;		/* with TAILOR_CFG_OTEL_CTX */
 	u32 callchain_max;		/* frames, with TAILOR_CFG_CALLCHAIN */
 	struct pid *target;		/* NULL with TAILOR_CFG_ALL_CPUS */
 	struct pid_namespace *pid_ns;	/* of the reader, for pid/tid */

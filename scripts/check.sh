@@ -243,6 +243,8 @@ native() {
 		"$out/bpf-record.log" tests/bpf/bpf_record_test.sh
 	tap_totals "make demo natively through the BPF collector: operators, query runs, lanes, EXPLAIN ANALYZE (native)" \
 		"$out/demo-native.log" tests/bpf/demo_native_test.sh
+	tap_totals "OpenTelemetry's thread context through the BPF collector into pprof's trace_id and span_id labels (go tool pprof, native)" \
+		"$out/otel-pprof.log" tests/bpf/otel_pprof_test.sh
 	check "bench/sideband-sink.c (ASan, UBSan) sees every switch of tw_pingpong" \
 		"$out/sideband-sink.log" bench_sink_test
 	check "bench/clock-floor.c (ASan, UBSan) takes the samples its counted CPU time asks for" \

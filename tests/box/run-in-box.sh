@@ -155,13 +155,15 @@ run_test() {
 }
 
 # The module test reloads tailor.ko; it runs last and leaves it loaded.
-# tailor record's tests run again through the BPF collector where the
-# kernel has BTF (Debian's 6.1 and 6.12; the debug kernel has none).
+# tailor record's tests and the call stacks' run again through the BPF
+# collector where the kernel has BTF (Debian's 6.1 and 6.12; the debug
+# kernel has none): its program must pass each kernel's verifier.
 for t in $(cat /tailor/kselftest/order); do
 	run_test "$t"
-	if [ "$t" = tailor_record_test ] && [ -r /sys/kernel/btf/vmlinux ]; then
-		run_test tailor_record_test:bpf TAILOR_COLLECTOR=bpf
-	fi
+	case $t in
+	tailor_record_test | tailor_callchain_test)
+		[ -r /sys/kernel/btf/vmlinux ] && run_test "$t:bpf" TAILOR_COLLECTOR=bpf ;;
+	esac
 done
 
 # A pulse that died measured nothing.

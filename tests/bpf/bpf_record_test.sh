@@ -7,7 +7,9 @@
 # workloads, the tag word's ground truth (tw_tagword: every sample in
 # query code carries its query), children, side-band switches and
 # wakeups, interrupted and killed recordings, and the message a user
-# without CAP_BPF and CAP_PERFMON gets.  The test binary is built with
+# without CAP_BPF and CAP_PERFMON gets; and the call stacks' tests
+# (tailor_callchain_test.c: the program's shape, the bound and what it
+# cuts).  The test binaries are built with
 # TAILOR_TEST_ROOT, a directory here with bin/tailor and workloads/, and
 # run with TAILOR_COLLECTOR=bpf.  Needs root, a kernel with BTF, and the
 # kselftest harness (linux-source-6.1).
@@ -38,9 +40,16 @@ mkdir -p "$root/bin"
 ln -s "$build/userspace/tailor" "$root/bin/tailor"
 # A copy, not a link: the recordings name the files by the paths mapped.
 cp -a "$build/workloads" "$root/workloads"
-gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-sign-compare \
-	-Wno-unused-parameter -pthread -I"$ksft" -I"$top/kmod/include" \
-	-I"$top/userspace/libtailor/include" -DTAILOR_TEST_ROOT="\"$root\"" \
-	-o "$root/tailor_record_test" "$top/tests/kselftest/tailor_record_test.c" -lm ||
-	fail "tailor_record_test.c does not build natively"
-cd "$root" && TAILOR_COLLECTOR=bpf ./tailor_record_test
+for t in tailor_record_test tailor_callchain_test; do
+	gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wno-sign-compare \
+		-Wno-unused-parameter -pthread -I"$ksft" -I"$top/kmod/include" \
+		-I"$top/userspace/libtailor/include" -DTAILOR_TEST_ROOT="\"$root\"" \
+		-o "$root/$t" "$top/tests/kselftest/$t.c" -lm ||
+		fail "$t.c does not build natively"
+done
+cd "$root" || fail "no $root"
+rc=0
+for t in tailor_record_test tailor_callchain_test; do
+	TAILOR_COLLECTOR=bpf "./$t" || rc=1
+done
+exit $rc

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Call stacks through tailor.ko (ABI 6, tailor record --call-graph fp), in
- * the test box.  tw_stacks spins in main -> outer -> middle -> leaf_spin
+ * the test box, and through the BPF collector natively (tests/bpf/
+ * bpf_record_test.sh builds this with TAILOR_TEST_ROOT and runs it with
+ * TAILOR_COLLECTOR=bpf; the module's configuration rules are skipped).  tw_stacks spins in main -> outer -> middle -> leaf_spin
  * and then writes to /dev/null from main -> write_loop, built so that
  * every function keeps a frame pointer: the program's shape is the truth.
  * Nearly every sample in leaf_spin must carry that whole chain; samples
@@ -15,13 +17,33 @@
 #include "tailor_util.h"
 #include "kselftest_harness.h"
 
-#define TAILOR		"/tailor/bin/tailor"
-#define TW_STACKS	"/tailor/workloads/tw_stacks"
+#ifndef TAILOR_TEST_ROOT
+#define TAILOR_TEST_ROOT	"/tailor"
+#endif
+#define TAILOR		TAILOR_TEST_ROOT "/bin/tailor"
+#define TW_STACKS	TAILOR_TEST_ROOT "/workloads/tw_stacks"
 #define REC		"/tmp/tailor-callchain-test.rec"
 #define REC4		"/tmp/tailor-callchain-test-4.rec"
-/* About a second of each part under TCG. */
-#define SPINS		"40000000"
-#define WRITES		"60000"
+
+/* The BPF collector, as TAILOR_COLLECTOR=bpf has tailor record use. */
+static bool bpf_collector(void)
+{
+	const char *c = getenv("TAILOR_COLLECTOR");
+
+	return c && !strcmp(c, "bpf");
+}
+
+/* tailor record works here: tailor.ko loaded, or the BPF collector asked for. */
+#define SKIP_UNLESS_RECORDING()							\
+	do {									\
+		if (!bpf_collector() && access(TAILOR_DEVICE, F_OK))		\
+			SKIP(return, "%s missing: load tailor.ko first (or TAILOR_COLLECTOR=bpf)", \
+			     TAILOR_DEVICE);					\
+	} while (0)
+/* About a second of each part under TCG; natively ~0.8 s and 0.15 s. */
+#define IN_BOX		(!strcmp(TAILOR_TEST_ROOT, "/tailor"))
+#define SPINS		(IN_BOX ? "40000000" : "1000000000")
+#define WRITES		(IN_BOX ? "60000" : "2000000")
 
 /* Whether @s ends with @suffix. */
 static bool ends_with(const char *s, size_t len, const char *suffix)
@@ -44,11 +66,12 @@ static char folded[1 << 20];
 TEST(stacks_have_the_programs_shape)
 {
 	long leaf = 0, whole = 0, kernel = 0, lines = 0;
-	char *line, *save = NULL, dump[16384];
+	char *line, *save = NULL, dump[16384], cmd[512];
 
-	SKIP_UNLESS_LOADED();
-	ASSERT_EQ(0, system(TAILOR " record -q --call-graph fp -F 1000 -o " REC " -- "
-			    TW_STACKS " " SPINS " " WRITES " >/dev/null"));
+	SKIP_UNLESS_RECORDING();
+	snprintf(cmd, sizeof(cmd), "%s record -q --call-graph fp -F 1000 -o %s -- %s %s %s >/dev/null",
+		 TAILOR, REC, TW_STACKS, SPINS, WRITES);
+	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, capture(TAILOR " dump " REC, dump, sizeof(dump)));
 	ASSERT_EQ(0, capture(TAILOR " report -f folded --stack function -i " REC, folded,
 			     sizeof(folded)));
@@ -83,12 +106,13 @@ TEST(stacks_have_the_programs_shape)
 
 TEST(a_bound_holds_and_what_it_cuts_is_counted)
 {
-	char *line, *save = NULL, dump[16384];
+	char *line, *save = NULL, dump[16384], cmd[512];
 	long deepest = 0, lost, cut;
 
-	SKIP_UNLESS_LOADED();
-	ASSERT_EQ(0, system(TAILOR " record -q --call-graph fp,4 -F 1000 -o " REC4 " -- "
-			    TW_STACKS " " SPINS " 1000 >/dev/null"));
+	SKIP_UNLESS_RECORDING();
+	snprintf(cmd, sizeof(cmd), "%s record -q --call-graph fp,4 -F 1000 -o %s -- %s %s 1000 >/dev/null",
+		 TAILOR, REC4, TW_STACKS, SPINS);
+	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, capture(TAILOR " dump " REC4, dump, sizeof(dump)));
 	ASSERT_EQ(0, capture(TAILOR " report -f folded --stack function -i " REC4, folded,
 			     sizeof(folded)));
@@ -109,6 +133,18 @@ TEST(a_bound_holds_and_what_it_cuts_is_counted)
 	/* leaf_spin's stack is 4 frames from main: libc's start is past the bound. */
 	EXPECT_LT(0, cut);
 	EXPECT_LE(cut, lost);
+}
+
+/* A bound past perf's is refused by tailor record, whichever collector. */
+TEST(a_bound_past_perfs_is_refused)
+{
+	char out[4096];
+
+	SKIP_UNLESS_RECORDING();
+	EXPECT_NE(0, capture(TAILOR " record -q --call-graph fp,128 -o " REC4 " -- true 2>&1",
+			     out, sizeof(out)));
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "128"));
 }
 
 TEST(the_configuration_rules)

@@ -581,6 +581,85 @@ TEST(tag_word_from_the_executables_symbol)
 		TH_LOG("%s", r.err);
 }
 
+/*
+ * OpenTelemetry's thread context (OTEP 4947): tw_otel publishes it in
+ * four states, phase by phase, and holds a code for the state in r15.  A
+ * sample in a span's phase must carry exactly that span's ids, from that
+ * thread; one in a phase without a context (NULL pointer, a record not
+ * valid, a pointer to a page no one may read) none at all.
+ */
+TEST(otel_thread_context_goes_with_each_sample)
+{
+	char *argv[] = { TAILOR, "record", "-q", "-o", OUT, "--", WL "tw_otel", "600", "2", NULL };
+	char *dargv[] = { TAILOR, "dump", "--samples", "100000", OUT, NULL };
+	struct run r, d;
+	char buf[256], want[64];
+	const char *p;
+	long in_span = 0, right = 0, wrong = 0, none[4] = { 0 }, threads = 0;
+	bool thread_seen[2] = { false, false };
+
+	skip_unless_ready(_metadata);
+	run(&r, argv);
+	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "otel_ctx_offset=")) TH_LOG("%s", r.out);
+	snprintf(want, sizeof(want), "%lld", atoll(strstr(r.out, "otel_ctx_offset=") + 16));
+	run(&d, dargv);
+	ASSERT_EQ(0, d.status) TH_LOG("%s", d.err);
+	ASSERT_STREQ("symbol otel_thread_ctx_v1", field(d.out, "meta.otel_ctx", buf, sizeof(buf)));
+	ASSERT_STREQ(want, field(d.out, "meta.otel_ctx_offset", buf, sizeof(buf)));
+	for (p = d.out; (p = strstr(p, "\nsample: ")) != NULL; p++) {
+		const char *eol = strchr(p + 1, '\n'), *r15 = strstr(p, " r15=0x");
+		const char *trace = strstr(p, " otel_trace="), *span = strstr(p, " otel_span=");
+		const char *no = strstr(p, " otel=none");
+		unsigned long long code, t, ph;
+		char expect_trace[40], expect_span[24];
+
+		if (!eol)
+			eol = p + strlen(p);
+		if (!r15 || r15 > eol)
+			continue;
+		if (trace > eol)
+			trace = NULL;
+		if (span > eol)
+			span = NULL;
+		if (no > eol)
+			no = NULL;
+		code = strtoull(r15 + 7, NULL, 16);
+		if ((code >> 36) == 0x7e2 && (code & 0xfffffffffull) <= 3) {
+			none[code & 3]++;
+			wrong += !no;
+			continue;
+		}
+		if ((code >> 36) != 0x7e1)
+			continue;	/* outside the loop: libc's r15 */
+		t = (code >> 24) & 0xff;
+		ph = code & 0xffffff;
+		if (t < 2)
+			thread_seen[t] = true;
+		in_span++;
+		snprintf(expect_trace, sizeof(expect_trace),
+			 "4bf92f3577b34da6a3ce929d0e0e47%02llx", t + 1);
+		snprintf(expect_span, sizeof(expect_span), "5370616e%02llx%06llx", t, ph);
+		if (trace && span && !strncmp(trace + 12, expect_trace, 32) &&
+		    !strncmp(span + 11, expect_span, 16))
+			right++;
+		else
+			wrong++;
+	}
+	threads = thread_seen[0] + thread_seen[1];
+	TH_LOG("%ld samples in spans, %ld with their span's ids; without a context: %ld NULL, %ld not valid, %ld unreadable; %ld wrong",
+	       in_span, right, none[1], none[2], none[3], wrong);
+	ASSERT_EQ(0, wrong);
+	ASSERT_EQ(in_span, right);
+	ASSERT_LE(100, in_span);
+	ASSERT_LE(50, none[1]);
+	ASSERT_LE(50, none[2]);
+	ASSERT_LE(50, none[3]);
+	ASSERT_EQ(2, threads);
+	/* And a few outside the loop, where the span is still published. */
+	ASSERT_LE(in_span, field_ll(d.out, "otel_context"));
+}
+
 /* The first of the @n sorted @v at or after @t, or @n. */
 static long first_at(const uint64_t *v, long n, uint64_t t)
 {
@@ -1126,6 +1205,28 @@ TEST(bpf_collector_refused_without_its_capabilities)
 	run_as_test_user_cmd(&r, argv);
 	ASSERT_EQ(1, r.status) TH_LOG("%s", r.err);
 	ASSERT_NE(NULL, strstr(r.err, "CAP_BPF and CAP_PERFMON")) TH_LOG("%s", r.err);
+}
+
+/*
+ * PEBS through the BPF collector is perf's precise event with the program
+ * on it; a CPU without PEBS (every machine here) gets a message naming
+ * what it lacks, not a software-clock recording in its place.
+ */
+TEST(bpf_pebs_where_the_cpu_has_none_is_refused_by_name)
+{
+	char out[4096];
+	int rc;
+
+	if (!bpf_collector() || access(TAILOR, X_OK))
+		SKIP(return, "the BPF collector's (TAILOR_COLLECTOR=bpf), with %s", TAILOR);
+	if (!system("grep -qw pebs /proc/cpuinfo"))
+		SKIP(return, "this CPU has PEBS: tailor_pebs_test's to test");
+	rc = capture(TAILOR " record -q --source pebs -e cycles -o /tmp/trt.pebs.rec -- "
+		     WL "tw_spin 100 1 0 2>&1", out, sizeof(out));
+	TH_LOG("%s", out);
+	EXPECT_EQ(1, rc);
+	EXPECT_NE(NULL, strstr(out, "needs PEBS, and this CPU has none"));
+	EXPECT_NE(0, access("/tmp/trt.pebs.rec", F_OK));
 }
 
 TEST_HARNESS_MAIN

@@ -103,7 +103,8 @@ struct bad_config {
 	int err;
 };
 
-static void bad_size(struct tailor_config *c) { c->size = sizeof(*c) - 8; }
+/* Below ABI 1-6's size, which every client passes at least. */
+static void bad_size(struct tailor_config *c) { c->size = TAILOR_CONFIG_SIZE_VER0 - 8; }
 static void bad_abi(struct tailor_config *c) { c->abi_version = 999; }
 static void bad_source(struct tailor_config *c) { c->source = 7; }
 static void bad_flag(struct tailor_config *c) { c->flags |= 1u << 30; }

@@ -326,6 +326,31 @@ TEST(abi_1_clients_keep_working_and_cannot_ask_for_the_word)
 	cfg.flags |= TAILOR_CFG_ALL_CPUS | TAILOR_CFG_CHILDREN;
 	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
 
+	/*
+	 * Version 9: OpenTelemetry's context pointer, the same rules as the
+	 * word's, and its ids in the record after the word; version 8 knew
+	 * neither the flag nor the field.
+	 */
+	tailor_config_init(&cfg, getpid());
+	cfg.abi_version = 8;
+	cfg.flags |= TAILOR_CFG_OTEL_CTX;
+	cfg.otel_ctx_offset = -8;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	tailor_config_init(&cfg, getpid());
+	cfg.otel_ctx_offset = -8;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	cfg.flags |= TAILOR_CFG_OTEL_CTX;
+	cfg.otel_ctx_offset = -12;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	cfg.otel_ctx_offset = (1LL << 31);
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	cfg.otel_ctx_offset = -16;
+	cfg.flags |= TAILOR_CFG_TAG_WORD;
+	cfg.tag_word_offset = -8;
+	ASSERT_EQ(0, tailor_configure(fd, &cfg));
+	ASSERT_NE(0, cfg.flags_used & TAILOR_CFG_OTEL_CTX);
+	ASSERT_EQ(TAILOR_SAMPLE_BASE_SIZE + 16 + TAILOR_OTEL_IDS_SIZE, cfg.record_size);
+
 	/* A version from the future. */
 	tailor_config_init(&cfg, getpid());
 	cfg.abi_version = TAILOR_ABI_VERSION + 1;

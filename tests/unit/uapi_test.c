@@ -73,9 +73,11 @@ static void layout(void)
 	/* perf's numbering: the IP sits between the low GPRs and r8. */
 	CHECK(TAILOR_REG_IP == 8 && !(TAILOR_REGS_GPR & 1ull << TAILOR_REG_IP));
 	CHECK(TAILOR_REGS_CAPTURABLE == (TAILOR_REGS_GPR | 1ull << TAILOR_REG_IP));
-	/* ABI 4 took the first reserved words: the struct did not grow. */
-	CHECK(sizeof(struct tailor_config) == 136);
+	/* ABI 4 took the first reserved words; ABI 9 grew the struct at its end. */
+	CHECK(sizeof(struct tailor_config) == 144);
 	CHECK(offsetof(struct tailor_config, ring_mmap_bytes) == 112);
+	CHECK(offsetof(struct tailor_config, otel_ctx_offset) == TAILOR_CONFIG_SIZE_VER0);
+	CHECK(TAILOR_CFG_OTEL_CTX == 1u << 10 && TAILOR_OTEL_IDS_SIZE == 24);
 	/* Every client of ABI 1 to 6 passed these sizes (ABI 7: extensible). */
 	CHECK(TAILOR_CONFIG_SIZE_VER0 == 136);
 	CHECK(TAILOR_STATS_SIZE_VER0 == 72);

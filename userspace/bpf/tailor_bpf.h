@@ -15,8 +15,13 @@
 /* The registers it can capture (TAILOR_REGS_CAPTURABLE: 16 GPRs, IP). */
 #define TAILOR_MAX_REGS_BPF	17
 
-/* The largest record: base, every register, the tag word. */
-#define TAILOR_BPF_MAX_RECORD	(24 + TAILOR_MAX_REGS_BPF * 8 + 8)
+/*
+ * The largest record: base, every register, data address, tag word,
+ * OpenTelemetry's ids, and a call stack of TAILOR_MAX_CALLCHAIN frames
+ * (its word, two markers).
+ */
+#define TAILOR_BPF_MAX_RECORD	(24 + TAILOR_MAX_REGS_BPF * 8 + 8 + 8 + TAILOR_OTEL_IDS_SIZE + \
+				 8 * (1 + TAILOR_MAX_CALLCHAIN + 2))
 
 /* Per CPU, in the counts map; produced = written + lost. */
 struct tailor_bpf_counts {

@@ -32,8 +32,10 @@ const volatile __u32 cfg_record_size;	/* bytes */
 const volatile __u32 cfg_nr_regs;
 const volatile __u8 cfg_reg_index[TAILOR_MAX_REGS_BPF];	/* TAILOR_REG_*, ascending */
 const volatile __s64 cfg_tag_word_offset;
+const volatile __s64 cfg_otel_ctx_offset;	/* with TAILOR_CFG_OTEL_CTX */
 const volatile __u32 cfg_target_tgid;	/* 0: every CPU */
 const volatile __u64 cfg_wakeup_bytes;	/* wake the reader past this much */
+const volatile __u32 cfg_callchain_max;	/* frames, with TAILOR_CFG_CALLCHAIN */
 
 /* The processes sampled: the target and, with TAILOR_CFG_CHILDREN, its descendants. */
 struct {
@@ -87,8 +89,12 @@ struct {
  * for the 512-byte stack.  perf runs a CPU's overflow programs one at a
  * time (bpf_prog_active), so one per CPU is enough.
  */
+#define REC_WORDS	(TAILOR_BPF_MAX_RECORD / 8)
+
 struct scratch {
-	__u64 rec[TAILOR_BPF_MAX_RECORD / 8];
+	__u64 rec[REC_WORDS];
+	__u64 kernel_stack[TAILOR_MAX_CALLCHAIN];
+	__u64 user_stack[TAILOR_MAX_CALLCHAIN];
 	struct pt_regs regs;
 };
 
@@ -98,6 +104,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
+
+/* rec[@at] = @v, within the record (the verifier's bound). */
+static __always_inline void put(__u64 *rec, __u32 at, __u64 v)
+{
+	if (at < REC_WORDS)
+		rec[at] = v;
+}
 
 /* Register @idx (TAILOR_REG_*, perf's x86 numbering) of @r. */
 static __always_inline __u64 reg_value(const struct pt_regs *r, __u32 idx)
@@ -136,19 +149,21 @@ static __always_inline bool user_mode(const struct pt_regs *regs)
 	return (cs & 3) == 3;
 }
 
-/* The running thread's tag word (the module's read_tag_word()). */
-static __always_inline bool read_tag_word(struct task_struct *task, __u32 tgid, __u32 tid,
-					  __u64 *word)
+/*
+ * The running thread's thread pointer, if it is one of the target's and
+ * its TLS is its own image's; else 0.
+ */
+static __always_inline unsigned long target_fsbase(struct task_struct *task, __u32 tgid,
+						   __u32 tid)
 {
 	unsigned long fsbase;
 	__u64 *stale;
 
-	*word = 0;
 	if (!BPF_CORE_READ(task, mm) || (BPF_CORE_READ(task, flags) & PF_KTHREAD))
-		return true;
+		return 0;
 	/* A followed child's TLS belongs to whatever it runs. */
 	if (cfg_target_tgid && tgid != cfg_target_tgid)
-		return true;
+		return 0;
 	/*
 	 * What the kernel last set (arch_prctl) or saved at the last switch;
 	 * the module reads the live register, equal unless the thread wrote
@@ -156,20 +171,98 @@ static __always_inline bool read_tag_word(struct task_struct *task, __u32 tgid, 
 	 */
 	fsbase = BPF_CORE_READ(task, thread.fsbase);
 	if (!fsbase)
-		return true;
+		return 0;
 	if (cfg_launch_fsbase && !target_exec_seen && fsbase == cfg_launch_fsbase)
-		return true;
+		return 0;
 	stale = bpf_map_lookup_elem(&exec_fsbase, &tid);
 	if (stale) {
 		if (*stale == fsbase)
-			return true;
+			return 0;
 		bpf_map_delete_elem(&exec_fsbase, &tid);
 	}
+	return fsbase;
+}
+
+/* The running thread's tag word (the module's read_tag_word()). */
+static __always_inline bool read_tag_word(unsigned long fsbase, __u64 *word)
+{
+	*word = 0;
+	if (!fsbase)
+		return true;
 	if (bpf_probe_read_user(word, sizeof(*word), (const void *)(fsbase + cfg_tag_word_offset))) {
 		*word = 0;
 		return false;
 	}
 	return true;
+}
+
+/*
+ * OpenTelemetry's thread context (the module's read_otel_ids()): the ids
+ * of the record otel_thread_ctx_v1 points to, if its valid byte is 1.
+ */
+static __always_inline void read_otel_ids(unsigned long fsbase, __u64 *rec, __u32 at)
+{
+	struct {
+		__u64 ids[TAILOR_OTEL_IDS_SIZE / 8];
+		__u8 valid;
+	} head = {};
+	__u64 ctx = 0;
+
+	if (fsbase &&
+	    !bpf_probe_read_user(&ctx, sizeof(ctx), (const void *)(fsbase + cfg_otel_ctx_offset)) &&
+	    ctx && !bpf_probe_read_user(&head, TAILOR_OTEL_VALID_OFFSET + 1, (const void *)ctx) &&
+	    head.valid == 1) {
+		put(rec, at, head.ids[0]);
+		put(rec, at + 1, head.ids[1]);
+		put(rec, at + 2, head.ids[2]);
+		return;
+	}
+	put(rec, at, 0);
+	put(rec, at + 1, 0);
+	put(rec, at + 2, 0);
+}
+
+/*
+ * The sample's call stack at rec[@at] (its callchain_nr word, then the
+ * entries), in the module's layout (uapi/tailor.h): the kernel's frames
+ * from the kernel's own unwinder, the user's by frame pointers, both by
+ * bpf_get_stack() as perf_callchain() takes them (a PEBS event's is
+ * perf's own, taken from the interrupt's registers).  Each part is taken
+ * to perf's bound so that the frames past cfg_callchain_max are counted.
+ */
+static __always_inline void store_callchain(struct bpf_perf_event_data *ctx, struct scratch *sc,
+					    __u32 at, bool kernel, bool user)
+{
+	__u32 max = cfg_callchain_max, nr = 0, kept_kernel = 0, kept_user = 0, i;
+	__u32 nr_kernel = 0, nr_user = 0, lost;
+	long got;
+
+	if (max > TAILOR_MAX_CALLCHAIN)
+		max = TAILOR_MAX_CALLCHAIN;
+	if (kernel) {
+		got = bpf_get_stack(ctx, sc->kernel_stack, sizeof(sc->kernel_stack), 0);
+		nr_kernel = got > 0 ? (__u64)got / 8 : 0;
+		kept_kernel = nr_kernel < max ? nr_kernel : max;
+		put(sc->rec, at + 1 + nr++, PERF_CONTEXT_KERNEL);
+		for (i = 0; i < TAILOR_MAX_CALLCHAIN && i < kept_kernel; i++)
+			put(sc->rec, at + 1 + nr++, sc->kernel_stack[i]);
+	}
+	if (user) {
+		got = bpf_get_stack(ctx, sc->user_stack, sizeof(sc->user_stack),
+				    BPF_F_USER_STACK);
+		nr_user = got > 0 ? (__u64)got / 8 : 0;
+		kept_user = nr_user < max - kept_kernel ? nr_user : max - kept_kernel;
+		put(sc->rec, at + 1 + nr++, PERF_CONTEXT_USER);
+		for (i = 0; i < TAILOR_MAX_CALLCHAIN && i < kept_user; i++)
+			put(sc->rec, at + 1 + nr++, sc->user_stack[i]);
+	}
+	/* The ring's space is reused: nothing of an older record may show. */
+	for (i = nr; i < TAILOR_MAX_CALLCHAIN + 2 && i < max + 2; i++)
+		put(sc->rec, at + 1 + i, 0);
+	lost = nr_kernel + nr_user - kept_kernel - kept_user;
+	if (lost + kept_kernel + kept_user > TAILOR_MAX_CALLCHAIN)
+		lost = TAILOR_MAX_CALLCHAIN - kept_kernel - kept_user;
+	put(sc->rec, at, nr | (__u64)lost << 16);
 }
 
 SEC("perf_event")
@@ -179,10 +272,11 @@ int tailor_sample(struct bpf_perf_event_data *ctx)
 	struct scratch *sc;
 	__u64 *rec;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, cpu, zero = 0, flags = 0, i, n;
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, cpu, zero = 0, flags = 0, i, n, at;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)&ctx->regs;
 	__u64 size = cfg_record_size, wakeup;
+	unsigned long fsbase = 0;
 	const void *from = NULL;
 	void *ring;
 
@@ -242,19 +336,43 @@ int tailor_sample(struct bpf_perf_event_data *ctx)
 		__builtin_memset(&sc->regs, 0, sizeof(sc->regs));
 	rec[0] = bpf_ktime_get_ns();
 	rec[1] = ctx->regs.ip;
+	/* A PEBS event's precise IP (perf's PERF_EFLAGS_EXACT in regs->flags). */
+	if (ctx->regs.flags & (1 << 3))
+		flags |= TAILOR_SF_EXACT_IP;
 	n = cfg_nr_regs;
+	if (n > TAILOR_MAX_REGS_BPF)
+		return 0;
 	for (i = 0; i < TAILOR_MAX_REGS_BPF && i < n; i++)
 		rec[3 + i] = reg_value(&sc->regs, cfg_reg_index[i]);
+	at = 3 + n;
+	/* Where the event gives one (PEBS's data linear address). */
+	if (cfg_flags & TAILOR_CFG_DATA_ADDR) {
+		__u64 addr = ctx->addr;
+
+		if (addr)
+			flags |= TAILOR_SF_ADDR_VALID;
+		put(rec, at++, addr);
+	}
+	if (cfg_flags & (TAILOR_CFG_TAG_WORD | TAILOR_CFG_OTEL_CTX))
+		fsbase = target_fsbase(task, tgid, tid);
 	if (cfg_flags & TAILOR_CFG_TAG_WORD) {
 		__u64 word;
 
-		if (!read_tag_word(task, tgid, tid, &word)) {
+		if (!read_tag_word(fsbase, &word)) {
 			flags |= TAILOR_SF_TAG_WORD_BAD;
 			cnt->tag_word_bad++;
 		}
-		if (n <= TAILOR_MAX_REGS_BPF)
-			rec[3 + n] = word;
+		put(rec, at++, word);
 	}
+	if (cfg_flags & TAILOR_CFG_OTEL_CTX) {
+		read_otel_ids(fsbase, rec, at);
+		at += TAILOR_OTEL_IDS_SIZE / 8;
+	}
+	if (cfg_flags & TAILOR_CFG_CALLCHAIN)
+		store_callchain(ctx, sc, at,
+				!user_mode(regs) && !(cfg_flags & TAILOR_CFG_EXCLUDE_KERNEL),
+				!(cfg_flags & TAILOR_CFG_EXCLUDE_USER) && BPF_CORE_READ(task, mm) &&
+				!(BPF_CORE_READ(task, flags) & PF_KTHREAD));
 	rec[2] = tailor_who_pack(tid, tgid, cpu, flags);
 
 	ring = bpf_map_lookup_elem(&rings, &cpu);

@@ -12,9 +12,12 @@
  * process it forks, added at the fork.
  *
  * It needs CAP_BPF and CAP_PERFMON (or root), and a kernel with BTF
- * (5.11 or later: bpf_task_pt_regs() came in 5.15).  What it does not do
- * yet: PEBS and hardware events, call stacks, and switches and wakeups
- * of its own (perf's side-band gives them, on the same clock).
+ * (5.11 or later: bpf_task_pt_regs() came in 5.15).  Where the CPU has
+ * PEBS, a precise hardware event instead of the clock, perf's PMU driver
+ * filling the registers and data address from each PEBS record; the time
+ * is then the interrupt's, not the record's TSC (the module's way).  Call
+ * stacks by bpf_get_stack().  Switches and wakeups are not the program's:
+ * perf's side-band gives them, on the same clock.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -95,19 +98,40 @@ static int bpf_configure(struct collector *c, struct tailor_config *cfg, const c
 	struct tailor_bpf__rodata *ro;
 	uint64_t mask;
 	uint32_t nr = 0, cpu, size;
-	uint32_t flags = cfg->flags;
+	uint32_t flags = cfg->flags, chain_max = 0;
 	int err, reg;
+	bool pebs;
 
-	if (cfg->source == TAILOR_SOURCE_PEBS) {
-		err_msg("event '%s' needs PEBS, and the BPF collector samples with the software clock only: use tailor.ko (--collector module) where the CPU has PEBS",
+	pebs = cfg->source == TAILOR_SOURCE_PEBS ||
+	       (cfg->source == TAILOR_SOURCE_AUTO && (c->info.caps & TAILOR_CAP_PEBS));
+	if (pebs && !(c->info.caps & TAILOR_CAP_PEBS)) {
+		err_msg("event '%s' needs PEBS, and this CPU has none (no 'pebs' in /proc/cpuinfo, or no perf PMU 'cpu'): sample with the software clock (-e cpu-clock)",
 			event);
 		return -1;
 	}
 	if (flags & TAILOR_CFG_CALLCHAIN) {
-		err_msg("call stacks (--call-graph) come from tailor.ko only for now: use --collector module");
-		return -1;
+		uint64_t want = cfg->callchain_max ? cfg->callchain_max : TAILOR_DEFAULT_CALLCHAIN;
+		unsigned long max_stack = 0;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+
+		if (f && fscanf(f, "%lu", &max_stack) != 1)
+			max_stack = 0;
+		if (f)
+			fclose(f);
+		if (want > TAILOR_MAX_CALLCHAIN || (max_stack && want > max_stack)) {
+			err_msg("a call stack of %llu frames is more than %s allows (%lu)",
+				(unsigned long long)want,
+				want > TAILOR_MAX_CALLCHAIN ? "tailor" : "kernel.perf_event_max_stack",
+				want > TAILOR_MAX_CALLCHAIN ? (unsigned long)TAILOR_MAX_CALLCHAIN :
+				max_stack);
+			return -1;
+		}
+		chain_max = (uint32_t)want;
 	}
-	flags &= ~(TAILOR_CFG_DATA_ADDR | TAILOR_CFG_SWITCHES | TAILOR_CFG_WAKEUPS);
+	/* Data addresses come with PEBS; scheduler events from perf's side-band. */
+	if (!pebs)
+		flags &= ~TAILOR_CFG_DATA_ADDR;
+	flags &= ~(TAILOR_CFG_SWITCHES | TAILOR_CFG_WAKEUPS);
 	mask = (flags & TAILOR_CFG_NO_REGS) ? 0 :
 	       cfg->regs_mask ? cfg->regs_mask : TAILOR_REGS_DEFAULT;
 	if (mask & ~TAILOR_REGS_CAPTURABLE) {
@@ -128,11 +152,16 @@ static int bpf_configure(struct collector *c, struct tailor_config *cfg, const c
 	for (reg = 0; reg < 64; reg++)
 		if (mask & (1ull << reg))
 			ro->cfg_reg_index[nr++] = (uint8_t)reg;
-	size = TAILOR_SAMPLE_BASE_SIZE + 8 * nr + ((flags & TAILOR_CFG_TAG_WORD) ? 8 : 0);
+	size = TAILOR_SAMPLE_BASE_SIZE + 8 * nr + ((flags & TAILOR_CFG_DATA_ADDR) ? 8 : 0) +
+	       ((flags & TAILOR_CFG_TAG_WORD) ? 8 : 0) +
+	       ((flags & TAILOR_CFG_OTEL_CTX) ? TAILOR_OTEL_IDS_SIZE : 0) +
+	       ((flags & TAILOR_CFG_CALLCHAIN) ? 8 * (1 + chain_max + 2) : 0);
 	ro->cfg_flags = flags;
+	ro->cfg_callchain_max = chain_max;
 	ro->cfg_nr_regs = nr;
 	ro->cfg_record_size = size;
 	ro->cfg_tag_word_offset = cfg->tag_word_offset;
+	ro->cfg_otel_ctx_offset = cfg->otel_ctx_offset;
 	ro->cfg_target_tgid = (flags & TAILOR_CFG_ALL_CPUS) ? 0 : (uint32_t)cfg->target_pid;
 	/* The launched command runs on our FS base until its exec. */
 	if (c->launched && (flags & TAILOR_CFG_TAG_WORD)) {
@@ -142,13 +171,16 @@ static int bpf_configure(struct collector *c, struct tailor_config *cfg, const c
 			ro->cfg_launch_fsbase = fsbase;
 	}
 
-	cfg->source_used = TAILOR_SOURCE_TIMER;
+	cfg->source_used = pebs ? TAILOR_SOURCE_PEBS : TAILOR_SOURCE_TIMER;
+	/* The time is the handler's, also for PEBS: BPF sees no record's TSC. */
 	cfg->tsc_source = TAILOR_TSC_HANDLER;
+	if (pebs && !cfg->precise)
+		cfg->precise = 2;
 	cfg->flags_used = flags;
 	cfg->regs_used = mask;
 	cfg->nr_regs = nr;
 	cfg->record_size = size;
-	cfg->callchain_max = 0;
+	cfg->callchain_max = chain_max;
 	size = ring_bytes(cfg);
 	cfg->ring_capacity = size / (cfg->record_size + 8);
 	cfg->ring_mmap_bytes = size;
@@ -216,10 +248,11 @@ static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 {
 	const struct tailor_bpf__rodata *ro = b->skel->rodata;
 	const struct tailor_config *cfg = &b->cfg;
+	bool pebs = cfg->source_used == TAILOR_SOURCE_PEBS;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.type = pebs ? cfg->event_type : PERF_TYPE_SOFTWARE,
+		.config = pebs ? cfg->event_config : PERF_COUNT_SW_CPU_CLOCK,
 		.disabled = 1,
 		.exclude_kernel = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_KERNEL),
 		.exclude_user = !!(ro->cfg_flags & TAILOR_CFG_EXCLUDE_USER),
@@ -230,7 +263,29 @@ static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 	struct clock_event *ev;
 	int fd;
 
-	if (cfg->timer_period_ns) {
+	if (pebs) {
+		/*
+		 * The PEBS record's registers reach the program only with
+		 * REGS_INTR; a precise event's program may take a stack only
+		 * from perf's own callchain (perf_event_set_bpf_handler()); one
+		 * record per interrupt (wakeup_events 1, no large PEBS), so
+		 * that the program's time is the sample's.
+		 */
+		attr.precise_ip = cfg->precise;
+		attr.sample_type = PERF_SAMPLE_IP;
+		if (cfg->regs_used) {
+			attr.sample_type |= PERF_SAMPLE_REGS_INTR;
+			attr.sample_regs_intr = cfg->regs_used;
+		}
+		if (cfg->flags_used & TAILOR_CFG_CALLCHAIN)
+			attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (cfg->flags_used & TAILOR_CFG_DATA_ADDR)
+			attr.sample_type |= PERF_SAMPLE_ADDR;
+		attr.wakeup_events = 1;
+	}
+	if (pebs && cfg->sample_period) {
+		attr.sample_period = cfg->sample_period;
+	} else if (!pebs && cfg->timer_period_ns) {
 		attr.sample_period = cfg->timer_period_ns;
 	} else {
 		attr.freq = 1;
@@ -252,10 +307,15 @@ static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 			err_msg("-F %llu is over kernel.perf_event_max_sample_rate (%lu), which the BPF collector's perf counters keep to",
 				(unsigned long long)attr.sample_freq, max_rate);
 		else if (errno == EACCES || errno == EPERM)
-			err_msg("not allowed to open the software clock: the BPF collector needs CAP_PERFMON (or root)");
-		else
-			err_msg("cannot open the software clock%s: %s", cpu >= 0 ? " on a CPU" : "",
+			err_msg("not allowed to open %s: the BPF collector needs CAP_PERFMON (or root)",
+				pebs ? "the PEBS event" : "the software clock");
+		else if (pebs && (errno == ENOENT || errno == EOPNOTSUPP))
+			err_msg("the CPU's PMU refused the PEBS event (type %u, config %#llx, precise %u): %s",
+				attr.type, (unsigned long long)attr.config, attr.precise_ip,
 				strerror(errno));
+		else
+			err_msg("cannot open %s%s: %s", pebs ? "the PEBS event" : "the software clock",
+				cpu >= 0 ? " on a CPU" : "", strerror(errno));
 		return -1;
 	}
 	if (b->nr_events == b->cap_events) {
@@ -274,7 +334,8 @@ static int open_clock(struct bpf_collector *b, pid_t tid, int cpu)
 	ev->fd = fd;
 	ev->link = bpf_program__attach_perf_event(b->skel->progs.tailor_sample, fd);
 	if (!ev->link) {
-		err_msg("cannot attach the program to CPU %d's clock: %s", cpu, strerror(errno));
+		err_msg("cannot attach the program to %s: %s",
+			pebs ? "the PEBS event" : "the clock", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -543,6 +604,29 @@ static const struct collector_ops bpf_ops = {
 	.close = bpf_close,
 };
 
+/*
+ * PEBS, as perf offers it: the CPU says so (the 'pebs' flag) and perf
+ * has its core PMU ('cpu'; a hybrid CPU's 'cpu_core').
+ */
+static bool cpu_has_pebs(void)
+{
+	char line[8192];
+	bool flag = false;
+	FILE *f;
+
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) &&
+	    access("/sys/bus/event_source/devices/cpu_core", F_OK))
+		return false;
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return false;
+	while (!flag && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5))
+			flag = strstr(line, " pebs ") || strstr(line, " pebs\n");
+	fclose(f);
+	return flag;
+}
+
 /* libbpf's own messages: only with TAILOR_BPF_DEBUG set. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -597,7 +681,7 @@ int collector_bpf_open(struct collector *c, char *why, size_t len)
 	/* tailor.ko's facts, as this collector has them: a 1 GHz clock. */
 	c->info.size = sizeof(c->info);
 	c->info.abi_version = TAILOR_ABI_VERSION;
-	c->info.caps = TAILOR_CAP_ENTRY_IP;
+	c->info.caps = TAILOR_CAP_ENTRY_IP | (cpu_has_pebs() ? TAILOR_CAP_PEBS : 0);
 	c->info.tsc_khz = 1000000;
 	c->info.tsc_khz_measured = 1000000;
 	c->info.tsc_mult = 1;

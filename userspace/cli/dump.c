@@ -84,6 +84,7 @@ struct dump_state {
 	uint64_t regs_mask;
 	uint64_t flags_used;	/* TAILOR_CFG_* in force */
 	uint64_t tag_word_bad;	/* samples whose tag word was unreadable */
+	uint64_t otel;		/* samples with an OpenTelemetry context */
 	struct thread_count *threads;
 	size_t nr_threads, cap_threads;
 	uint64_t print_samples;
@@ -181,8 +182,41 @@ static void print_sample(const struct tailor_sample *s, uint64_t regs_mask,
 			printf(" tag_word=unreadable");
 		else
 			printf(" tag_word=0x%" PRIx64, (uint64_t)s->regs[i]);
+		i++;
+	}
+	/* OpenTelemetry's ids as W3C writes them: the record's bytes in order. */
+	if ((flags_used & TAILOR_CFG_OTEL_CTX) && i + TAILOR_OTEL_IDS_SIZE / 8 <= room) {
+		uint8_t ids[TAILOR_OTEL_IDS_SIZE];
+		static const uint8_t none[TAILOR_OTEL_IDS_SIZE];
+		size_t b;
+
+		memcpy(ids, &s->regs[i], sizeof(ids));
+		if (!memcmp(ids, none, sizeof(ids))) {
+			printf(" otel=none");
+		} else {
+			printf(" otel_trace=");
+			for (b = 0; b < 16; b++)
+				printf("%02x", ids[b]);
+			printf(" otel_span=");
+			for (b = 16; b < 24; b++)
+				printf("%02x", ids[b]);
+		}
 	}
 	putchar('\n');
+}
+
+/* Whether sample @s carries an OpenTelemetry context (its ids are not zero). */
+static bool has_otel(const struct tailor_sample *s, uint32_t nr_regs, uint64_t flags_used,
+		     uint32_t room)
+{
+	uint32_t i = nr_regs + !!(flags_used & TAILOR_CFG_DATA_ADDR) +
+		     !!(flags_used & TAILOR_CFG_TAG_WORD);
+	uint64_t ids[TAILOR_OTEL_IDS_SIZE / 8];
+
+	if (!(flags_used & TAILOR_CFG_OTEL_CTX) || i + TAILOR_OTEL_IDS_SIZE / 8 > room)
+		return false;
+	memcpy(ids, &s->regs[i], sizeof(ids));
+	return ids[0] | ids[1] | ids[2];
 }
 
 static void take_samples(struct dump_state *d, const uint8_t *p, uint32_t count,
@@ -206,6 +240,7 @@ static void take_samples(struct dump_state *d, const uint8_t *p, uint32_t count,
 		count_thread(d, tailor_who_pid(s->who), tailor_who_tid(s->who));
 		if (tailor_who_flags(s->who) & TAILOR_SF_TAG_WORD_BAD)
 			d->tag_word_bad++;
+		d->otel += has_otel(s, nr_regs, d->flags_used, room);
 		if (d->samples < d->print_samples)
 			print_sample(s, d->regs_mask, nr_regs, d->flags_used, room);
 		d->samples++;
@@ -410,6 +445,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		       d.kernel_symbols ? d.kernel_symbols - 1 : 0);
 	if (d.flags_used & TAILOR_CFG_TAG_WORD)
 		printf("tag_word_unreadable: %" PRIu64 "\n", d.tag_word_bad);
+	if (d.flags_used & TAILOR_CFG_OTEL_CTX)
+		printf("otel_context: %" PRIu64 " samples\n", d.otel);
 	if (d.build_ids)
 		printf("build_ids: %" PRIu64 "\n", d.build_ids);
 	if (d.flags_used & TAILOR_CFG_CALLCHAIN)

@@ -748,6 +748,38 @@ static int resolve_tag_word(struct recorder *r, int64_t *offset)
 	return 0;
 }
 
+/*
+ * OpenTelemetry's thread context (OTEP 4947), where the target's
+ * executable defines otel_thread_ctx_v1 in its static TLS block: the
+ * pointer's offset from the thread pointer.  1 found, 0 not (no such
+ * symbol, or no one executable: -a), -1 said.
+ */
+static int resolve_otel_ctx(struct recorder *r, int64_t *offset)
+{
+	struct record_opts *o = r->o;
+	char path[4096], err[512];
+	int rc;
+
+	if (o->all_cpus)
+		return 0;
+	if (o->command ? command_path(o->command[0], path, sizeof(path)) :
+	    (snprintf(path, sizeof(path), "/proc/%d/exe", o->pid), 0))
+		return 0;	/* launching it will say */
+	rc = tls_symbol_offset(path, OTEL_CTX_SYMBOL, offset, err, sizeof(err));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		err_msg("record: OpenTelemetry's thread context: %s", err);
+		return -1;
+	}
+	if (*offset % 8 || *offset < -(1LL << 30) || *offset > (1LL << 30)) {
+		err_msg("record: %s in '%s' at offset %" PRId64 " from the thread pointer: not an aligned pointer within 1 GiB of it",
+			OTEL_CTX_SYMBOL, path, *offset);
+		return -1;
+	}
+	return 1;
+}
+
 static int build_config(struct recorder *r, pid_t target)
 {
 	struct record_opts *o = r->o;
@@ -785,6 +817,20 @@ static int build_config(struct recorder *r, pid_t target)
 			return -1;
 		cfg->flags |= TAILOR_CFG_TAG_WORD;
 		cfg->tag_word_offset = offset;
+	}
+	{
+		int64_t offset;
+		int found = resolve_otel_ctx(r, &offset);
+
+		if (found < 0)
+			return -1;
+		if (found && cfg->abi_version < 9 && !o->quiet)
+			fprintf(stderr, "tailor: the loaded tailor.ko speaks ABI %u: the target's OpenTelemetry thread context (%s) is not read (load the module built with this tailor)\n",
+				cfg->abi_version, OTEL_CTX_SYMBOL);
+		if (found && cfg->abi_version >= 9) {
+			cfg->flags |= TAILOR_CFG_OTEL_CTX;
+			cfg->otel_ctx_offset = offset;
+		}
 	}
 	if (o->all_cpus)
 		cfg->flags |= TAILOR_CFG_ALL_CPUS;
@@ -893,7 +939,7 @@ static int write_meta(struct recorder *r, pid_t target)
 		"sideband_clock=%s\n"
 		"tag_word_offset=%" PRId64 "\ntag_word_from=%s\nchildren=%s\nswitches=%s\n"
 		"wakeups=%s\nsched_events_from=%s\ncallchain_max=%u\n"
-		"collector=%s\nclock=%s\n",
+		"collector=%s\nclock=%s\notel_ctx=%s\notel_ctx_offset=%" PRId64 "\n",
 		pebs ? r->ev.name : "cpu-clock",
 		pebs ? c->event_type : 0, pebs ? (uint64_t)c->event_config : 0,
 		pebs ? c->precise : 0,
@@ -916,7 +962,9 @@ static int write_meta(struct recorder *r, pid_t target)
 		r->sb ? sideband_wakeups(r->sb) : "not recorded (no side-band)",
 		r->module_events ? "tailor.ko" :
 		r->sb && sideband_switches(r->sb) ? "perf side-band" : "none",
-		c->callchain_max, r->c.name, r->c.clock_monotonic ? "monotonic" : "tsc");
+		c->callchain_max, r->c.name, r->c.clock_monotonic ? "monotonic" : "tsc",
+		(c->flags_used & TAILOR_CFG_OTEL_CTX) ? "symbol " OTEL_CTX_SYMBOL : "none",
+		(int64_t)c->otel_ctx_offset);
 	if (n >= sizeof(meta))
 		return -ENOSPC;
 	return write_text(r->w, TLR_META, meta);

@@ -44,11 +44,13 @@
  * tailor_config.callchain_max, was reserved32); 7 structs that grow by
  * size (above), and tailor_stats.kernel_ip_dropped; 8 rings for the
  * CPUs online, and those that come up (mmap() of another fails with
- * ENODEV; before, every possible CPU had a ring).  The module still
+ * ENODEV; before, every possible CPU had a ring); 9 OpenTelemetry's
+ * thread context (TAILOR_CFG_OTEL_CTX, tailor_config.otel_ctx_offset).
+ * The module still
  * takes configurations of every earlier version, which cannot ask for
  * what came later.
  */
-#define TAILOR_ABI_VERSION	8
+#define TAILOR_ABI_VERSION	9
 #define TAILOR_ABI_MIN_VERSION	1
 #define TAILOR_DEVICE		"/dev/tailor"
 
@@ -111,7 +113,21 @@ enum tailor_tsc_source {
  * layout is under struct tailor_sample.
  */
 #define TAILOR_CFG_CALLCHAIN		_BITUL(9)
-#define TAILOR_CFG_FLAGS_ALL		(_BITUL(10) - 1)
+#define TAILOR_CFG_FLAGS_V8		(_BITUL(10) - 1)
+/*
+ * ABI 9: OpenTelemetry's thread context (OTEP 4947), where the target
+ * publishes one: its thread-local pointer otel_thread_ctx_v1, at
+ * otel_ctx_offset from the thread pointer (static TLS), names the
+ * thread's context record, whose trace id and span id each sample
+ * carries while the record's valid byte is 1.  Read as the tag word is,
+ * never faulting, for the target's threads only; a NULL or unreadable
+ * pointer, or a record not valid, gives zeros (no context).
+ */
+#define TAILOR_CFG_OTEL_CTX		_BITUL(10)
+#define TAILOR_CFG_FLAGS_ALL		(_BITUL(11) - 1)
+/* The context record (OTEP 4947): trace id, span id, valid byte. */
+#define TAILOR_OTEL_IDS_SIZE		24
+#define TAILOR_OTEL_VALID_OFFSET	24
 #define TAILOR_DEFAULT_CALLCHAIN	32
 #define TAILOR_MAX_CALLCHAIN		127	/* PERF_MAX_STACK_DEPTH */
 
@@ -200,6 +216,8 @@ struct tailor_config {
 	 */
 	__u32 callchain_max;
 	__u64 reserved;		/* must be zero */
+	/* ABI 9, with TAILOR_CFG_OTEL_CTX: from the thread pointer, bytes */
+	__s64 otel_ctx_offset;
 	/* Fields of later versions go here. */
 };
 
@@ -215,6 +233,10 @@ struct tailor_config {
  *   __u64 regs[nr_regs];   captured registers, ascending register number
  *   __u64 data_addr;       only with TAILOR_CFG_DATA_ADDR in flags_used
  *   __u64 tag_word;        only with TAILOR_CFG_TAG_WORD in flags_used
+ *   __u8 otel_ids[24];     only with TAILOR_CFG_OTEL_CTX: the context
+ *                          record's trace id (16 bytes) and span id (8),
+ *                          as the record holds them (W3C byte order);
+ *                          zero where the thread has no valid context
  *   __u64 callchain_nr;    only with TAILOR_CFG_CALLCHAIN: the entries
  *                          below that hold the stack (bits 0-15), the
  *                          frames past callchain_max left out (bits

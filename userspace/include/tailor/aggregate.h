@@ -110,6 +110,8 @@ struct agg_stack_count {
 	uint32_t pid, tid;
 	bool has_tag;
 	uint64_t tag;
+	/* Its OpenTelemetry context: index into otel_ids; 0: none. */
+	uint32_t otel;
 	uint64_t samples;
 	uint64_t period;	/* the samples' periods summed */
 };
@@ -198,6 +200,15 @@ struct agg {
 	size_t nr_mem, cap_mem;
 	struct agg_stack_count *stacks;
 	size_t nr_stacks, cap_stacks;
+	/*
+	 * The OpenTelemetry contexts (trace and span ids) the stacks' samples
+	 * ran in; entry 0 stands for none.
+	 */
+	struct agg_otel_ids {
+		uint8_t trace_id[16];
+		uint8_t span_id[8];
+	} *otel_ids;
+	size_t nr_otel_ids, cap_otel_ids;
 	/* Call stacks (perf record -g): chain 0 is the empty one. */
 	struct agg_chain *chains;
 	size_t nr_chains, cap_chains;

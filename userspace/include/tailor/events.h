@@ -33,6 +33,12 @@
 #define TEV_HAS_TAG_WORD 32u
 /* The word was asked for but could not be read (unmapped, not present). */
 #define TEV_TAG_WORD_BAD 64u
+/*
+ * otel_trace_id and otel_span_id hold the thread's OpenTelemetry context
+ * at the sample (OTEP 4947's thread context, tailor record reads it
+ * where the target publishes one); without the flag the thread had none.
+ */
+#define TEV_HAS_OTEL	128u
 
 struct tev_sample {
 	uint64_t time;
@@ -45,6 +51,9 @@ struct tev_sample {
 	uint64_t period;
 	uint32_t pid, tid, cpu;
 	uint32_t flags;		/* TEV_* */
+	/* With TEV_HAS_OTEL: W3C byte order, as the context record holds them. */
+	uint8_t otel_trace_id[16];
+	uint8_t otel_span_id[8];
 	/*
 	 * The call stack (perf record -g): @nr_callchain u64 entries as the
 	 * kernel wrote them, leaf first, with its PERF_CONTEXT_* markers;

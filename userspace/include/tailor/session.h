@@ -48,6 +48,7 @@ struct session_info {
 	bool has_addr;		/* some sample carries a data address */
 	bool has_tag_word;	/* samples carry the thread's tag word */
 	uint64_t nr_tag_word_bad;	/* of which the word was unreadable */
+	bool has_otel;		/* samples carry OpenTelemetry's thread context */
 	bool complete;		/* false: cut short, see problem */
 	char problem[512];	/* why it is not complete, or "" */
 	char event[128];	/* the sampled event */

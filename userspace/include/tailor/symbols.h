@@ -199,4 +199,10 @@ const struct sym_jit_source *sym_jit_source(const struct symbolizer *s, size_t i
 int tls_symbol_offset(const char *path, const char *name, int64_t *offset,
 		      char *err, size_t errlen);
 
+/*
+ * OpenTelemetry's thread context (OTEP 4947): a thread-local pointer to
+ * the thread's context record, exported under this name.
+ */
+#define OTEL_CTX_SYMBOL	"otel_thread_ctx_v1"
+
 #endif /* TAILOR_SYMBOLS_H */

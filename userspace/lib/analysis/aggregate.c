@@ -42,6 +42,16 @@ struct pass {
 	struct pair_map chain_stack_index;
 	struct pair_map tag_chain_index;	/* (tag, chain) */
 	uint32_t nr_tag_chains;
+	/*
+	 * OpenTelemetry's ids: the trace's two halves -> trace number;
+	 * (trace number, span id) -> index into otel_ids; stacks with a
+	 * context, (outcome, tag flag, tid), ((tag or chain's number), otel).
+	 */
+	struct pair_map otel_trace_index;
+	struct pair_map otel_index;
+	struct pair_map otel_key_index;
+	struct pair_map otel_stack_index;
+	uint32_t nr_otel_traces, nr_otel_keys;
 	struct chain_index chains;
 	struct pair_map images;		/* (pid, 0): its execs so far */
 	struct pair_map thread_index;	/* (pid, tid) */
@@ -172,6 +182,42 @@ static int count_bucket(struct pass *p, uint64_t bucket, uint32_t row)
 	return 0;
 }
 
+/* The index in otel_ids of @s's context, made on first sight; 0 for none. */
+static int otel_of(struct pass *p, const struct tev_sample *s, uint32_t *idx)
+{
+	struct agg *g = p->g;
+	uint64_t hi, lo, span;
+	uint32_t trace;
+
+	*idx = 0;
+	if (!(s->flags & TEV_HAS_OTEL))
+		return 0;
+	memcpy(&hi, s->otel_trace_id, 8);
+	memcpy(&lo, s->otel_trace_id + 8, 8);
+	memcpy(&span, s->otel_span_id, 8);
+	if (!pair_map_get(&p->otel_trace_index, hi, lo, &trace)) {
+		trace = p->nr_otel_traces++;
+		if (pair_map_put(&p->otel_trace_index, hi, lo, trace))
+			return -ENOMEM;
+	}
+	if (pair_map_get(&p->otel_index, trace, span, idx))
+		return 0;
+	if (!g->nr_otel_ids) {
+		if (array_grow((void **)&g->otel_ids, &g->cap_otel_ids, 1, sizeof(*g->otel_ids)))
+			return -ENOMEM;
+		memset(g->otel_ids, 0, sizeof(*g->otel_ids));
+		g->nr_otel_ids = 1;
+	}
+	if (array_grow((void **)&g->otel_ids, &g->cap_otel_ids, g->nr_otel_ids + 1,
+		       sizeof(*g->otel_ids)) ||
+	    pair_map_put(&p->otel_index, trace, span, (uint32_t)g->nr_otel_ids))
+		return -ENOMEM;
+	*idx = (uint32_t)g->nr_otel_ids++;
+	memcpy(g->otel_ids[*idx].trace_id, s->otel_trace_id, 16);
+	memcpy(g->otel_ids[*idx].span_id, s->otel_span_id, 8);
+	return 0;
+}
+
 static int count_stack(struct pass *p, const struct tev_sample *s, uint64_t ns, uint32_t outcome)
 {
 	bool has_tag = (s->flags & (TEV_HAS_TAG | TEV_USER_TAG)) == (TEV_HAS_TAG | TEV_USER_TAG) &&
@@ -180,9 +226,9 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint64_t ns, 
 	uint64_t tag = has_tag ? s->tag : 0, second = tag;
 	struct pair_map *index = &p->stack_index;
 	struct agg *g = p->g;
-	uint32_t idx, chain, tc;
+	uint32_t idx, chain, tc, otel;
 
-	if (outcome >= 1u << 31)
+	if (outcome >= 1u << 31 || otel_of(p, s, &otel))
 		return -ENOMEM;
 	if (tev_sample_has_stack(s)) {
 		uint32_t image = 0;
@@ -203,6 +249,18 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint64_t ns, 
 		index = &p->chain_stack_index;
 		second = tc;
 	}
+	/* In a context: the stack is also its context, (second, context) numbered. */
+	if (otel) {
+		uint64_t with = (uint64_t)otel << 1 | (chain != 0);
+
+		if (!pair_map_get(&p->otel_key_index, second, with, &tc)) {
+			tc = p->nr_otel_keys++;
+			if (pair_map_put(&p->otel_key_index, second, with, tc))
+				return -ENOMEM;
+		}
+		index = &p->otel_stack_index;
+		second = tc;
+	}
 	if (!pair_map_get(index, key, second, &idx)) {
 		if (array_grow((void **)&g->stacks, &g->cap_stacks, g->nr_stacks + 1,
 			       sizeof(*g->stacks)) ||
@@ -211,7 +269,8 @@ static int count_stack(struct pass *p, const struct tev_sample *s, uint64_t ns, 
 		idx = (uint32_t)g->nr_stacks++;
 		g->stacks[idx] = (struct agg_stack_count){ .outcome = outcome, .chain = chain,
 							   .pid = s->pid, .tid = s->tid,
-							   .has_tag = has_tag, .tag = tag };
+							   .has_tag = has_tag, .tag = tag,
+							   .otel = otel };
 	}
 	g->stacks[idx].samples++;
 	g->stacks[idx].period += s->period;
@@ -661,6 +720,10 @@ int agg_run(struct agg *g, struct session *s, struct symbolizer *sym)
 	pair_map_free(&p.bucket_index);
 	pair_map_free(&p.stack_index);
 	pair_map_free(&p.chain_stack_index);
+	pair_map_free(&p.otel_trace_index);
+	pair_map_free(&p.otel_index);
+	pair_map_free(&p.otel_key_index);
+	pair_map_free(&p.otel_stack_index);
 	pair_map_free(&p.tag_chain_index);
 	chains_index_free(&p.chains);
 	pair_map_free(&p.images);
@@ -682,6 +745,7 @@ void agg_free(struct agg *g)
 	free(g->buckets);
 	free(g->mem);
 	free(g->stacks);
+	free(g->otel_ids);
 	free(g->chains);
 	free(g->frames);
 	free(g->stack_samples);

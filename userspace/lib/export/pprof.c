@@ -15,7 +15,8 @@
  * (whatever the stack: the query execution's name, or where no query was
  * reached the bucket, such as "[kernel]"), and tid, pid and tag as
  * numbers, each with a num_unit: Go's reader drops a numeric label of 0
- * that has none.  Values: samples/count and
+ * that has none; and where the thread had one, its OpenTelemetry
+ * context's trace_id and span_id (otel_labels()).  Values: samples/count and
  * cpu/nanoseconds (the samples' periods where the event is a clock, else
  * the samples times their mean spacing).
  */
@@ -429,6 +430,35 @@ static void num_label(struct pprof *pp, const char *key, uint64_t num, const cha
 	pb_message(&pp->msg, SAMPLE_LABEL, &pp->sub);
 }
 
+/*
+ * OpenTelemetry's context as string labels trace_id and span_id, in the
+ * ids' W3C hex (as traceparent headers and trace back ends print them),
+ * so that a profile's samples join the traces of the same requests.
+ */
+static void otel_labels(struct pprof *pp, const struct agg_otel_ids *o)
+{
+	static const char hex[] = "0123456789abcdef";
+	char trace[33], span[17];
+	size_t i;
+
+	for (i = 0; i < 16; i++) {
+		trace[2 * i] = hex[o->trace_id[i] >> 4];
+		trace[2 * i + 1] = hex[o->trace_id[i] & 15];
+	}
+	trace[32] = 0;
+	for (i = 0; i < 8; i++) {
+		span[2 * i] = hex[o->span_id[i] >> 4];
+		span[2 * i + 1] = hex[o->span_id[i] & 15];
+	}
+	span[16] = 0;
+	pb_uint(&pp->sub, LABEL_KEY, str(pp, "trace_id"));
+	pb_uint(&pp->sub, LABEL_STR, str(pp, trace));
+	pb_message(&pp->msg, SAMPLE_LABEL, &pp->sub);
+	pb_uint(&pp->sub, LABEL_KEY, str(pp, "span_id"));
+	pb_uint(&pp->sub, LABEL_STR, str(pp, span));
+	pb_message(&pp->msg, SAMPLE_LABEL, &pp->sub);
+}
+
 static void sample(struct pprof *pp, const struct agg_stack_count *sc, bool ns_periods)
 {
 	const struct attributor *attr = pp->p->attr;
@@ -478,6 +508,8 @@ static void sample(struct pprof *pp, const struct agg_stack_count *sc, bool ns_p
 	num_label(pp, "pid", sc->pid, "id");
 	if (sc->has_tag)
 		num_label(pp, "tag", sc->tag, "value");
+	if (sc->otel)
+		otel_labels(pp, &g->otel_ids[sc->otel]);
 	pb_message(&pp->profile, PROFILE_SAMPLE, &pp->msg);
 }
 

@@ -295,6 +295,19 @@ static int deliver_sample(struct tailor_rec *t, const uint8_t *at,
 		}
 		nr_regs++;
 	}
+	if (t->flags_used & TAILOR_CFG_OTEL_CTX) {
+		uint64_t ids[TAILOR_OTEL_IDS_SIZE / 8];
+
+		if (nr_regs + TAILOR_OTEL_IDS_SIZE / 8 <= room) {
+			memcpy(ids, &s->regs[nr_regs], sizeof(ids));
+			if (ids[0] | ids[1] | ids[2]) {
+				memcpy(out.otel_trace_id, ids, 16);
+				memcpy(out.otel_span_id, ids + 2, 8);
+				out.flags |= TEV_HAS_OTEL;
+			}
+		}
+		nr_regs += TAILOR_OTEL_IDS_SIZE / 8;
+	}
 	/* Its stack by id; an id no STACK record gave is no stack. */
 	if ((t->flags_used & TAILOR_CFG_CALLCHAIN) && nr_regs < room) {
 		uint64_t id = s->regs[nr_regs];
@@ -586,6 +599,8 @@ static void count_samples(struct tailor_rec *t, const uint8_t *at, uint32_t coun
 		info->has_tag = true;
 	if (count && (t->flags_used & TAILOR_CFG_TAG_WORD))
 		info->has_tag_word = true;
+	if (count && (t->flags_used & TAILOR_CFG_OTEL_CTX))
+		info->has_otel = true;
 }
 
 /* count_samples() from a packed batch's summary: the same figures. */
@@ -608,6 +623,8 @@ static void count_summary(struct tailor_rec *t, const struct tlr_samples_packed 
 		info->has_tag = true;
 	if (t->flags_used & TAILOR_CFG_TAG_WORD)
 		info->has_tag_word = true;
+	if (t->flags_used & TAILOR_CFG_OTEL_CTX)
+		info->has_otel = true;
 }
 
 
