@@ -70,10 +70,14 @@ static int check_fields(const struct tailor_config *cfg)
 		return -EINVAL;
 	if (!(f & TAILOR_CFG_OTEL_CTX) && cfg->otel_ctx_offset)
 		return -EINVAL;
-	/* A pointer, 8-byte aligned in its TLS block, as the tag word. */
+	/*
+	 * A pointer, 8-byte aligned, in static TLS, which on x86-64 ends at
+	 * the thread pointer (at and past it is the TCB: glibc's would pass
+	 * for a context).  The target's TLS: no all-CPU session.
+	 */
 	if ((f & TAILOR_CFG_OTEL_CTX) &&
 	    (cfg->otel_ctx_offset % 8 || cfg->otel_ctx_offset < -(1LL << 30) ||
-	     cfg->otel_ctx_offset > (1LL << 30)))
+	     cfg->otel_ctx_offset >= 0 || (f & TAILOR_CFG_ALL_CPUS)))
 		return -EINVAL;
 	if (cfg->source > TAILOR_SOURCE_TIMER)
 		return -EINVAL;

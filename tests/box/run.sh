@@ -80,7 +80,7 @@ echo "== box $name: building tailor.ko and kselftests"
 payload=$out/payload
 base_payload "$kdir" "$out" "$payload" kselftests workloads
 mkdir -p "$payload/kselftest" "$payload/workloads"
-cp "$top"/build/workloads/* "$payload/workloads/"
+cp -r "$top"/build/workloads/* "$payload/workloads/"
 cp "$top/tests/box/run-in-box.sh" "$payload/"
 cp "$top"/build/kselftest/tailor_*_test "$payload/kselftest/"
 # The module test reloads tailor.ko, so it goes last.

@@ -453,9 +453,9 @@ for c in "ops:spec:ops.dict:-R" "mem:mem.spec:ops.dict:" "entry:entry.spec:ops.d
 done
 if [ "$packed_same" -eq "$packed_views" ] &&
 	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'packed_batches: [1-9][0-9]*' &&
-	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'version: 3' &&
+	"$tailor" dump "$work/ops-packed.rec" | grep -qx 'version: 4' &&
 	"$tailor" dump "$work/ops-packed2.rec" | grep -qx 'version: 2'; then
-	ok "packed samples, formats 3 and 2: $packed_same of $packed_views outputs (report, folded, memory, timeline, dump) equal the raw recording's"
+	ok "packed samples, formats 4 and 2: $packed_same of $packed_views outputs (report, folded, memory, timeline, dump) equal the raw recording's"
 else
 	not_ok "packed samples: $packed_same of $packed_views outputs equal the raw recording's" "$work/packed.diff"
 fi

@@ -342,8 +342,19 @@ TEST(abi_1_clients_keep_working_and_cannot_ask_for_the_word)
 	cfg.flags |= TAILOR_CFG_OTEL_CTX;
 	cfg.otel_ctx_offset = -12;
 	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
-	cfg.otel_ctx_offset = (1LL << 31);
+	cfg.otel_ctx_offset = -(1LL << 31);
 	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	/* At or past the thread pointer is the TCB, no static TLS. */
+	cfg.otel_ctx_offset = 0;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	cfg.otel_ctx_offset = 16;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	tailor_config_init(&cfg, 0);
+	cfg.flags |= TAILOR_CFG_ALL_CPUS | TAILOR_CFG_OTEL_CTX;
+	cfg.otel_ctx_offset = -16;
+	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	tailor_config_init(&cfg, getpid());
+	cfg.flags |= TAILOR_CFG_OTEL_CTX;
 	cfg.otel_ctx_offset = -16;
 	cfg.flags |= TAILOR_CFG_TAG_WORD;
 	cfg.tag_word_offset = -8;
@@ -355,6 +366,35 @@ TEST(abi_1_clients_keep_working_and_cannot_ask_for_the_word)
 	tailor_config_init(&cfg, getpid());
 	cfg.abi_version = TAILOR_ABI_VERSION + 1;
 	ASSERT_EQ(-EINVAL, tailor_configure(fd, &cfg));
+	close(fd);
+}
+
+/*
+ * An ABI 8 client passes the 136 bytes it knows of the configuration:
+ * read as if ABI 9's offset were zero, answered in those bytes, nothing
+ * written past them.
+ */
+TEST(abi_8_clients_are_answered_in_their_own_size)
+{
+	union {
+		struct tailor_config cfg;
+		unsigned char bytes[sizeof(struct tailor_config) + 64];
+	} old;
+	size_t i;
+	int fd;
+
+	SKIP_UNLESS_LOADED();
+	fd = tailor_open();
+	ASSERT_LE(0, fd);
+	tailor_config_init(&old.cfg, getpid());
+	memset(old.bytes + TAILOR_CONFIG_SIZE_VER0, 0xa5, sizeof(old) - TAILOR_CONFIG_SIZE_VER0);
+	old.cfg.size = TAILOR_CONFIG_SIZE_VER0;
+	old.cfg.abi_version = 8;
+	ASSERT_EQ(0, ioctl(fd, TAILOR_IOC_CONFIGURE, &old.cfg));
+	ASSERT_EQ(TAILOR_CONFIG_SIZE_VER0, old.cfg.size);
+	ASSERT_EQ(TAILOR_SAMPLE_BASE_SIZE + 8, old.cfg.record_size);
+	for (i = TAILOR_CONFIG_SIZE_VER0; i < sizeof(old); i++)
+		ASSERT_EQ(0xa5, old.bytes[i]) TH_LOG("byte %zu written", i);
 	close(fd);
 }
 

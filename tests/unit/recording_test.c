@@ -318,7 +318,7 @@ static void test_roundtrip_mem(void)
 
 	check(len == reference_len);
 	/* The file starts with the header the spec describes. */
-	check(memcmp(data, "TAILORRC\3\0\0\0\x20\0\0\0", 16) == 0);
+	check(memcmp(data, "TAILORRC\4\0\0\0\x20\0\0\0", 16) == 0);
 	r = tlr_reader_open_mem(data, len, err, sizeof(err));
 	check(r);
 	if (r)
@@ -527,7 +527,7 @@ static void test_bad_file_header(void)
 	uint64_t one = 1;
 
 	expect_damage(0, "TAILORRD", 8, -1, 0, "not a tailor recording (bad magic)");
-	damage_u32(8, 4, -1, 8, "recording format version 4 is newer than this tailor (3)");
+	damage_u32(8, 5, -1, 8, "recording format version 5 is newer than this tailor (4)");
 	/* Formats 1 and 2, before packed samples and their summaries, still read. */
 	damage_u32(8, 1, NR_REFERENCE, 0, "");
 	damage_u32(8, 2, NR_REFERENCE, 0, "");
@@ -970,7 +970,7 @@ static void test_writer_layout(void)
 
 	len = slurp(path, &data);
 	check(len == 32 + sizeof(want));
-	check(len >= 32 && memcmp(data, "TAILORRC\3\0\0\0\x20\0\0\0", 16) == 0);
+	check(len >= 32 && memcmp(data, "TAILORRC\4\0\0\0\x20\0\0\0", 16) == 0);
 	check(len >= 32 && memcmp(data + 16, zeros, 16) == 0);
 	check(len == 32 + sizeof(want) && !memcmp(data + 32, want, sizeof(want)));
 	free(data);

@@ -40,8 +40,22 @@ struct otel_thread_ctx_record {
 	uint8_t attrs_data[612];
 } __attribute__((packed, aligned(8)));
 
+#ifdef TW_OTEL_IN_LIBRARY
+/*
+ * tw_otel_lib: the pointer is libtw_otel_ctx.so's (tw_otel_ctx.c), as a
+ * tracer library's would be, which reads it through TLSDESC (or, built
+ * with the GNU dialect, __tls_get_addr).
+ */
+void tw_otel_publish(struct otel_thread_ctx_record *r);
+void *tw_otel_pointer_address(void);
+#define publish(r)		tw_otel_publish(r)
+#define pointer_address()	tw_otel_pointer_address()
+#else
 __attribute__((visibility("default"), used))
 __thread struct otel_thread_ctx_record *otel_thread_ctx_v1;
+#define publish(r)		(otel_thread_ctx_v1 = (r))
+#define pointer_address()	((void *)&otel_thread_ctx_v1)
+#endif
 
 #define VALID_CODE(t, p)	(0x7e1000000000ull | (uint64_t)(t) << 24 | (uint64_t)(p))
 #define NONE_CODE(s)		(0x7e2000000000ull | (uint64_t)(s))
@@ -89,29 +103,29 @@ static void *spin(void *arg)
 
 		switch (p % 4) {
 		case 0:
-			otel_thread_ctx_v1 = NULL;
+			publish(NULL);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			fill_ids(r, t, p);
 			r->trace_flags = 1;
 			r->valid = 1;
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			otel_thread_ctx_v1 = r;
+			publish(r);
 			code = VALID_CODE(t, p);
 			break;
 		case 1:
-			otel_thread_ctx_v1 = NULL;
+			publish(NULL);
 			code = NONE_CODE(1);
 			break;
 		case 2:
 			r->valid = 0;
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			otel_thread_ctx_v1 = r;
+			publish(r);
 			memset(r->trace_id, 0xee, sizeof(r->trace_id));
 			memset(r->span_id, 0xee, sizeof(r->span_id));
 			code = NONE_CODE(2);
 			break;
 		default:
-			otel_thread_ctx_v1 = unmapped;
+			publish(unmapped);
 			code = NONE_CODE(3);
 			break;
 		}
@@ -119,7 +133,7 @@ static void *spin(void *arg)
 		tagged_loop(code, 2000000);
 		p++;
 	}
-	otel_thread_ctx_v1 = NULL;
+	publish(NULL);
 	return NULL;
 }
 
@@ -141,7 +155,7 @@ int main(int argc, char **argv)
 	if (unmapped == MAP_FAILED)
 		return 3;
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
-	printf("otel_ctx_offset=%lld\n", (long long)((char *)&otel_thread_ctx_v1 - tp));
+	printf("otel_ctx_offset=%lld\n", (long long)((char *)pointer_address() - tp));
 	fflush(stdout);
 	for (i = 1; i < n; i++)
 		if (pthread_create(&th[i], NULL, spin, (void *)(uintptr_t)i))

@@ -2,7 +2,8 @@
 /*
  * tw_spin MS THREADS EXIT_CODE: THREADS threads each burn MS ms of CPU
  * time with the thread's index + 1 held in r15, then the process exits
- * with EXIT_CODE.  A workload whose threads and tags are known.
+ * with EXIT_CODE.  A workload whose threads and tags are known.  With
+ * TW_LEADER_EXITS set the main thread exits at once, before spinning.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -46,6 +47,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < n; i++)
 		if (pthread_create(&t[i], NULL, spin, (void *)(uintptr_t)(i + 1)))
 			return 3;
+	/*
+	 * TW_LEADER_EXITS: the main thread leaves at once and the others
+	 * spin on (the process lives while they do; its status is 0).
+	 */
+	if (getenv("TW_LEADER_EXITS"))
+		pthread_exit(NULL);
 	spin((void *)1);
 	for (i = 1; i < n; i++)
 		pthread_join(t[i], NULL);

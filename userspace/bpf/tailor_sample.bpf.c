@@ -34,6 +34,14 @@ const volatile __u8 cfg_reg_index[TAILOR_MAX_REGS_BPF];	/* TAILOR_REG_*, ascendi
 const volatile __s64 cfg_tag_word_offset;
 const volatile __s64 cfg_otel_ctx_offset;	/* with TAILOR_CFG_OTEL_CTX */
 const volatile __u32 cfg_target_tgid;	/* 0: every CPU */
+/*
+ * The pid namespace of tailor record, by its inode, where that is not
+ * the initial one (a container): records, the target and the processes
+ * followed are in its ids, as perf's side-band and /proc there give
+ * them; 0: the initial namespace's, which bpf_get_current_pid_tgid()
+ * gives at no cost.
+ */
+const volatile __u32 cfg_pidns_ino;
 const volatile __u64 cfg_wakeup_bytes;	/* wake the reader past this much */
 const volatile __u32 cfg_callchain_max;	/* frames, with TAILOR_CFG_CALLCHAIN */
 
@@ -89,12 +97,19 @@ struct {
  * for the 512-byte stack.  perf runs a CPU's overflow programs one at a
  * time (bpf_prog_active), so one per CPU is enough.
  */
-#define REC_WORDS	(TAILOR_BPF_MAX_RECORD / 8)
+/*
+ * The record's room in words: a power of two past the largest record, so
+ * that an index masked to it is in bounds whatever the compiler makes of
+ * the index's range.
+ */
+#define REC_WORDS	256
+_Static_assert(TAILOR_BPF_MAX_RECORD <= REC_WORDS * 8, "the scratch record is too small");
+#define STACK_SLOTS	128	/* the same, past TAILOR_MAX_CALLCHAIN */
 
 struct scratch {
 	__u64 rec[REC_WORDS];
-	__u64 kernel_stack[TAILOR_MAX_CALLCHAIN];
-	__u64 user_stack[TAILOR_MAX_CALLCHAIN];
+	__u64 kernel_stack[STACK_SLOTS];	/* bpf_get_stack()'s, one part each */
+	__u64 user_stack[STACK_SLOTS];
 	struct pt_regs regs;
 };
 
@@ -105,11 +120,42 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
+#define MAX_PID_NS_LEVEL	32	/* include/linux/pid_namespace.h */
+
+/* @pid's number in cfg_pidns_ino's namespace; 0 where it has none there. */
+static __noinline __u32 ns_nr(struct pid *pid)
+{
+	unsigned int level = BPF_CORE_READ(pid, level), i;
+	__u32 numbers = bpf_core_field_offset(struct pid, numbers);
+
+	for (i = 0; i < MAX_PID_NS_LEVEL && i <= level; i++) {
+		struct upid up;
+
+		if (bpf_probe_read_kernel(&up, sizeof(up),
+					  (const char *)pid + numbers + i * sizeof(struct upid)))
+			return 0;
+		if (BPF_CORE_READ(up.ns, ns.inum) == cfg_pidns_ino)
+			return (__u32)up.nr;
+	}
+	return 0;
+}
+
+/* @task's thread and process ids as tailor record's namespace sees them. */
+static __always_inline void task_ids(struct task_struct *task, __u32 *tid, __u32 *tgid)
+{
+	if (!cfg_pidns_ino) {
+		*tid = BPF_CORE_READ(task, pid);
+		*tgid = BPF_CORE_READ(task, tgid);
+		return;
+	}
+	*tid = ns_nr(BPF_CORE_READ(task, thread_pid));
+	*tgid = ns_nr(BPF_CORE_READ(task, group_leader, thread_pid));
+}
+
 /* rec[@at] = @v, within the record (the verifier's bound). */
 static __always_inline void put(__u64 *rec, __u32 at, __u64 v)
 {
-	if (at < REC_WORDS)
-		rec[at] = v;
+	rec[at & (REC_WORDS - 1)] = v;
 }
 
 /* Register @idx (TAILOR_REG_*, perf's x86 numbering) of @r. */
@@ -223,6 +269,33 @@ static __always_inline void read_otel_ids(unsigned long fsbase, __u64 *rec, __u3
 }
 
 /*
+ * bpf_loop()'s callbacks, which the verifier walks once however many
+ * frames they copy: frame @i of @from (after @skip) to rec[@to + @i], or
+ * a zero there.
+ */
+struct frame_copy {
+	__u64 *rec;
+	const __u64 *from;
+	__u32 to, skip;
+};
+
+static long copy_frame(__u32 i, void *arg)
+{
+	struct frame_copy *c = arg;
+
+	c->rec[(c->to + i) & (REC_WORDS - 1)] = c->from[(c->skip + i) & (STACK_SLOTS - 1)];
+	return 0;
+}
+
+static long zero_frame(__u32 i, void *arg)
+{
+	struct frame_copy *c = arg;
+
+	c->rec[(c->to + i) & (REC_WORDS - 1)] = 0;
+	return 0;
+}
+
+/*
  * The sample's call stack at rec[@at] (its callchain_nr word, then the
  * entries), in the module's layout (uapi/tailor.h): the kernel's frames
  * from the kernel's own unwinder, the user's by frame pointers, both by
@@ -233,32 +306,48 @@ static __always_inline void read_otel_ids(unsigned long fsbase, __u64 *rec, __u3
 static __always_inline void store_callchain(struct bpf_perf_event_data *ctx, struct scratch *sc,
 					    __u32 at, bool kernel, bool user)
 {
-	__u32 max = cfg_callchain_max, nr = 0, kept_kernel = 0, kept_user = 0, i;
-	__u32 nr_kernel = 0, nr_user = 0, lost;
+	__u32 max = cfg_callchain_max, nr = 0, kept_kernel = 0, kept_user = 0;
+	__u32 nr_kernel = 0, nr_user = 0, lost, first;
+	struct frame_copy c = { .rec = sc->rec };
 	long got;
 
 	if (max > TAILOR_MAX_CALLCHAIN)
 		max = TAILOR_MAX_CALLCHAIN;
+	/*
+	 * A precise event's parts are slices of perf's own callchain, which
+	 * holds its markers: each slice's leading one is skipped, the
+	 * record's own written in its place.
+	 */
 	if (kernel) {
-		got = bpf_get_stack(ctx, sc->kernel_stack, sizeof(sc->kernel_stack), 0);
+		got = bpf_get_stack(ctx, sc->kernel_stack, TAILOR_MAX_CALLCHAIN * 8, 0);
 		nr_kernel = got > 0 ? (__u64)got / 8 : 0;
+		first = nr_kernel && sc->kernel_stack[0] == PERF_CONTEXT_KERNEL;
+		nr_kernel -= first;
 		kept_kernel = nr_kernel < max ? nr_kernel : max;
 		put(sc->rec, at + 1 + nr++, PERF_CONTEXT_KERNEL);
-		for (i = 0; i < TAILOR_MAX_CALLCHAIN && i < kept_kernel; i++)
-			put(sc->rec, at + 1 + nr++, sc->kernel_stack[i]);
+		c.from = sc->kernel_stack;
+		c.to = at + 1 + nr;
+		c.skip = first;
+		bpf_loop(kept_kernel, copy_frame, &c, 0);
+		nr += kept_kernel;
 	}
 	if (user) {
-		got = bpf_get_stack(ctx, sc->user_stack, sizeof(sc->user_stack),
-				    BPF_F_USER_STACK);
+		got = bpf_get_stack(ctx, sc->user_stack, TAILOR_MAX_CALLCHAIN * 8, BPF_F_USER_STACK);
 		nr_user = got > 0 ? (__u64)got / 8 : 0;
+		first = nr_user && sc->user_stack[0] == PERF_CONTEXT_USER;
+		nr_user -= first;
 		kept_user = nr_user < max - kept_kernel ? nr_user : max - kept_kernel;
 		put(sc->rec, at + 1 + nr++, PERF_CONTEXT_USER);
-		for (i = 0; i < TAILOR_MAX_CALLCHAIN && i < kept_user; i++)
-			put(sc->rec, at + 1 + nr++, sc->user_stack[i]);
+		c.from = sc->user_stack;
+		c.to = at + 1 + nr;
+		c.skip = first;
+		bpf_loop(kept_user, copy_frame, &c, 0);
+		nr += kept_user;
 	}
 	/* The ring's space is reused: nothing of an older record may show. */
-	for (i = nr; i < TAILOR_MAX_CALLCHAIN + 2 && i < max + 2; i++)
-		put(sc->rec, at + 1 + i, 0);
+	c.to = at + 1 + nr;
+	if (max + 2 > nr)
+		bpf_loop(max + 2 - nr, zero_frame, &c, 0);
 	lost = nr_kernel + nr_user - kept_kernel - kept_user;
 	if (lost + kept_kernel + kept_user > TAILOR_MAX_CALLCHAIN)
 		lost = TAILOR_MAX_CALLCHAIN - kept_kernel - kept_user;
@@ -273,13 +362,16 @@ int tailor_sample(struct bpf_perf_event_data *ctx)
 	__u64 *rec;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, cpu, zero = 0, flags = 0, i, n, at;
+	__u32 host_tid = tid;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)&ctx->regs;
-	__u64 size = cfg_record_size, wakeup;
+	__u64 size = cfg_record_size, wakeup, avail;
 	unsigned long fsbase = 0;
 	const void *from = NULL;
 	void *ring;
 
+	if (cfg_pidns_ino)
+		task_ids(task, &tid, &tgid);
 	if (cfg_target_tgid && !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 	cnt = bpf_map_lookup_elem(&counts, &zero);
@@ -354,7 +446,7 @@ int tailor_sample(struct bpf_perf_event_data *ctx)
 		put(rec, at++, addr);
 	}
 	if (cfg_flags & (TAILOR_CFG_TAG_WORD | TAILOR_CFG_OTEL_CTX))
-		fsbase = target_fsbase(task, tgid, tid);
+		fsbase = target_fsbase(task, tgid, host_tid);
 	if (cfg_flags & TAILOR_CFG_TAG_WORD) {
 		__u64 word;
 
@@ -380,8 +472,14 @@ int tailor_sample(struct bpf_perf_event_data *ctx)
 		cnt->lost++;
 		return 0;
 	}
-	/* Wake the reader once enough waits, as the module's rings do. */
-	wakeup = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) >= cfg_wakeup_bytes ?
+	/*
+	 * Wake the reader once, as the ring fills past the mark, as the
+	 * module's rings do: not at every sample after it (each wakeup is
+	 * an irq_work), while the reader, woken, is on its way.  Its own
+	 * timer takes what a missed mark leaves.
+	 */
+	avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+	wakeup = avail < cfg_wakeup_bytes && avail + size + 8 >= cfg_wakeup_bytes ?
 		 BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(ring, rec, size, wakeup))
 		cnt->lost++;
@@ -392,11 +490,16 @@ int tailor_sample(struct bpf_perf_event_data *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(tailor_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, tid;
 	__u8 one = 1;
 
-	if (!(cfg_flags & TAILOR_CFG_CHILDREN) || ptgid == ctgid ||
-	    !bpf_map_lookup_elem(&targets, &ptgid))
+	if (!(cfg_flags & TAILOR_CFG_CHILDREN) || ptgid == ctgid)
+		return 0;
+	if (cfg_pidns_ino) {
+		task_ids(parent, &tid, &ptgid);
+		task_ids(child, &tid, &ctgid);
+	}
+	if (!ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
 		return 0;
 	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
 	return 0;
@@ -410,10 +513,14 @@ int BPF_PROG(tailor_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(tailor_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = task->tgid, tid = task->pid;
+	__u32 tgid = task->tgid, tid = task->pid, ns_tid;
 	__u64 fsbase = task->thread.fsbase;
 
-	if (!(cfg_flags & TAILOR_CFG_TAG_WORD) || tgid != cfg_target_tgid)
+	if (!(cfg_flags & (TAILOR_CFG_TAG_WORD | TAILOR_CFG_OTEL_CTX)))
+		return 0;
+	if (cfg_pidns_ino)
+		task_ids(task, &ns_tid, &tgid);
+	if (tgid != cfg_target_tgid)
 		return 0;
 	target_exec_seen = 1;
 	if (fsbase)
@@ -421,16 +528,24 @@ int BPF_PROG(tailor_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	return 0;
 }
 
-/* A followed process gone: its pid may name another one next. */
+/*
+ * A followed process gone, its last thread out (do_exit() counts down
+ * signal->live before this tracepoint; a leader that leaves first, by
+ * pthread_exit(), leaves its process running): its pid may name
+ * another one next.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tailor_exit, struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
-
-	__u32 tid = task->pid;
+	__u32 tgid = task->tgid, tid = task->pid, ns_tid;
+	bool group_dead = BPF_CORE_READ(task, signal, live.counter) == 0;
 
 	bpf_map_delete_elem(&exec_fsbase, &tid);
-	if (task->pid == task->tgid && tgid != cfg_target_tgid)
+	if (!group_dead)
+		return 0;
+	if (cfg_pidns_ino)
+		task_ids(task, &ns_tid, &tgid);
+	if (tgid && tgid != cfg_target_tgid)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
 }

@@ -32,6 +32,7 @@
 #include <poll.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <asm/prctl.h>
 #include <bpf/libbpf.h>
@@ -62,6 +63,8 @@ struct bpf_collector {
 	struct ring_ctx *ctx;		/* by CPU */
 	int nr_cpus;			/* possible */
 	bool *online;			/* by CPU, at configure */
+	bool *online_now;		/* by CPU, at the last refresh */
+	struct tailor_bpf_counts *per_cpu;	/* the counts map's, read by stats */
 	int target_fd;			/* pidfd of the target, or -1 */
 	bool stopped;
 	uint64_t taken;
@@ -90,6 +93,40 @@ static uint32_t ring_bytes(const struct tailor_config *cfg)
 	while (pow < bytes && pow < (1ull << 30))
 		pow <<= 1;
 	return (uint32_t)pow;
+}
+
+/*
+ * The inode of tailor's pid namespace where that is not the initial one
+ * (a container's), else 0: the ids the program writes are then this
+ * namespace's, as perf's side-band and the target's pid are.
+ */
+static uint32_t own_pid_namespace(void)
+{
+	struct stat st;
+
+	/* PROC_PID_INIT_INO, include/linux/proc_ns.h: the initial namespace's, for good. */
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == 0xEFFFFFFCU)
+		return 0;
+	return (uint32_t)st.st_ino;
+}
+
+/* CPU @cpu's ring, made and named to the program; 0, or -1 said. */
+static int add_ring(struct bpf_collector *b, uint32_t cpu)
+{
+	uint32_t size = (uint32_t)b->cfg.ring_mmap_bytes;
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, size, NULL);
+
+	if (fd < 0) {
+		err_msg("cannot create CPU %u's ring of %u KiB: %s", cpu, size / 1024,
+			strerror(errno));
+		return -1;
+	}
+	b->ring_fds[cpu] = fd;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.rings), &cpu, &fd, BPF_ANY)) {
+		err_msg("cannot install CPU %u's ring: %s", cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int bpf_configure(struct collector *c, struct tailor_config *cfg, const char *event)
@@ -163,8 +200,9 @@ static int bpf_configure(struct collector *c, struct tailor_config *cfg, const c
 	ro->cfg_tag_word_offset = cfg->tag_word_offset;
 	ro->cfg_otel_ctx_offset = cfg->otel_ctx_offset;
 	ro->cfg_target_tgid = (flags & TAILOR_CFG_ALL_CPUS) ? 0 : (uint32_t)cfg->target_pid;
+	ro->cfg_pidns_ino = own_pid_namespace();
 	/* The launched command runs on our FS base until its exec. */
-	if (c->launched && (flags & TAILOR_CFG_TAG_WORD)) {
+	if (c->launched && (flags & (TAILOR_CFG_TAG_WORD | TAILOR_CFG_OTEL_CTX))) {
 		unsigned long fsbase = 0;
 
 		if (!syscall(SYS_arch_prctl, ARCH_GET_FS, &fsbase))
@@ -200,24 +238,9 @@ static int bpf_configure(struct collector *c, struct tailor_config *cfg, const c
 		return -1;
 	}
 	/* Rings for the CPUs online now: the events are opened on those. */
-	for (cpu = 0; cpu < (uint32_t)b->nr_cpus; cpu++) {
-		int fd;
-
-		if (!b->online[cpu])
-			continue;
-		fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, size, NULL);
-
-		if (fd < 0) {
-			err_msg("cannot create CPU %u's ring of %u KiB: %s", cpu, size / 1024,
-				strerror(errno));
+	for (cpu = 0; cpu < (uint32_t)b->nr_cpus; cpu++)
+		if (b->online[cpu] && add_ring(b, cpu))
 			return -1;
-		}
-		b->ring_fds[cpu] = fd;
-		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.rings), &cpu, &fd, BPF_ANY)) {
-			err_msg("cannot install CPU %u's ring: %s", cpu, strerror(errno));
-			return -1;
-		}
-	}
 	if (ro->cfg_target_tgid) {
 		uint32_t tgid = ro->cfg_target_tgid;
 		uint8_t one = 1;
@@ -397,7 +420,8 @@ static int bpf_start(struct collector *c)
 	/*
 	 * A thread's counter on whatever CPU it runs (-1): one counter a
 	 * thread, not one a thread and CPU, and a CPU that comes up later
-	 * is sampled too (its samples counted lost: it has no ring).
+	 * is sampled too (its samples counted lost until bpf_refresh() gives
+	 * it a ring).
 	 */
 	for (i = 0; ro->cfg_target_tgid && i < nr_tids && err >= 0; i++) {
 		err = open_clock(b, tids ? tids[i] : (pid_t)ro->cfg_target_tgid, -1);
@@ -495,13 +519,21 @@ static long bpf_drain(struct collector *c, collector_record_fn fn, void *arg, ui
 		      bool *ended)
 {
 	struct bpf_collector *b = c->priv;
-	bool over = b->stopped || target_gone(b);
 	uint64_t before = b->taken;
+	bool over;
 	int n, err;
 
 	*ended = false;
 	if (!b->rb)
 		return 0;
+	/*
+	 * The target gone, the session is over, as tailor.ko ends it: the
+	 * processes it forked may run on, but their counters stop here, so
+	 * that the rings drain to an end.
+	 */
+	if (!b->stopped && target_gone(b))
+		bpf_stop(c);
+	over = b->stopped;
 	b->fn = fn;
 	b->arg = arg;
 	b->err = 0;
@@ -525,9 +557,39 @@ static long bpf_drain(struct collector *c, collector_record_fn fn, void *arg, ui
 	return (long)(b->taken - before);
 }
 
+/*
+ * A CPU that came up since: its ring (until then its samples counted
+ * lost), mapped with the others, and for an all-CPU session its clock.
+ * tailor record calls this once a second.
+ */
 static int bpf_refresh(struct collector *c)
 {
-	(void)c;
+	struct bpf_collector *b = c->priv;
+	const struct tailor_bpf__rodata *ro;
+	int cpu, err;
+
+	if (!b->skel || !b->rb || b->stopped ||
+	    cpu_list("/sys/devices/system/cpu/online", b->online_now, (uint32_t)b->nr_cpus))
+		return 0;
+	ro = b->skel->rodata;
+	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
+		if (!b->online_now[cpu] || b->ring_fds[cpu] >= 0)
+			continue;
+		if (add_ring(b, (uint32_t)cpu))
+			return -1;
+		err = ring_buffer__add(b->rb, b->ring_fds[cpu], ring_record, &b->ctx[cpu]);
+		if (err) {
+			err_msg("cannot map CPU %d's ring: %s", cpu, strerror(-err));
+			return -1;
+		}
+		if (!ro->cfg_target_tgid) {
+			err = open_clock(b, -1, cpu);
+			if (err < 0)
+				return -1;
+			if (!err)
+				ioctl(b->events[b->nr_events - 1].fd, PERF_EVENT_IOC_ENABLE, 0);
+		}
+	}
 	return 0;
 }
 
@@ -543,19 +605,14 @@ static int bpf_stats(struct collector *c, struct tailor_stats *st)
 	st->running = !b->stopped;
 	if (!b->skel)
 		return 0;
-	per = calloc((size_t)b->nr_cpus, sizeof(*per));
-	if (!per)
+	per = b->per_cpu;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counts), &zero, per))
 		return -1;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counts), &zero, per)) {
-		free(per);
-		return -1;
-	}
 	for (cpu = 0; cpu < b->nr_cpus; cpu++) {
 		st->total.produced += per[cpu].produced;
 		st->total.lost += per[cpu].lost;
 		st->kernel_ip_dropped += per[cpu].kernel_ip_dropped;
 	}
-	free(per);
 	st->total.delivered = b->taken;
 	/* Written and not yet taken. */
 	if (st->total.produced > st->total.delivered + st->total.lost)
@@ -589,6 +646,8 @@ static void bpf_close(struct collector *c)
 	free(b->events);
 	free(b->ctx);
 	free(b->online);
+	free(b->online_now);
+	free(b->per_cpu);
 	free(b);
 	c->priv = NULL;
 }
@@ -652,17 +711,21 @@ int collector_bpf_open(struct collector *c, char *why, size_t len)
 	b = calloc(1, sizeof(*b));
 	if (b) {
 		b->online = calloc((size_t)n, sizeof(bool));
+		b->online_now = calloc((size_t)n, sizeof(bool));
 		b->ring_fds = malloc((size_t)n * sizeof(int));
 		b->ctx = calloc((size_t)n, sizeof(*b->ctx));
+		b->per_cpu = calloc((size_t)n, sizeof(*b->per_cpu));
 	}
-	if (!b || !b->online || !b->ring_fds || !b->ctx ||
+	if (!b || !b->online || !b->online_now || !b->ring_fds || !b->ctx || !b->per_cpu ||
 	    cpu_list("/sys/devices/system/cpu/online", b->online, (uint32_t)n)) {
-		snprintf(why, len, b && b->online && b->ring_fds && b->ctx ?
-			 "cannot read the online CPUs" : "out of memory");
+		snprintf(why, len, b && b->online && b->online_now && b->ring_fds && b->ctx &&
+			 b->per_cpu ? "cannot read the online CPUs" : "out of memory");
 		if (b) {
 			free(b->online);
+			free(b->online_now);
 			free(b->ring_fds);
 			free(b->ctx);
+			free(b->per_cpu);
 		}
 		free(b);
 		return -1;

@@ -749,33 +749,45 @@ static int resolve_tag_word(struct recorder *r, int64_t *offset)
 }
 
 /*
- * OpenTelemetry's thread context (OTEP 4947), where the target's
- * executable defines otel_thread_ctx_v1 in its static TLS block: the
- * pointer's offset from the thread pointer.  1 found, 0 not (no such
- * symbol, or no one executable: -a), -1 said.
+ * OpenTelemetry's thread context (OTEP 4947), where the target defines
+ * otel_thread_ctx_v1: the pointer's offset from the thread pointer.  A
+ * launched command's executable (before it runs, no library is
+ * loaded); a running process's executable or any library it has loaded
+ * in static TLS (tls_live.c).  1 found, 0 not (no such symbol, or no
+ * one process: -a), -1 said.
  */
 static int resolve_otel_ctx(struct recorder *r, int64_t *offset)
 {
 	struct record_opts *o = r->o;
-	char path[4096], err[512];
+	char path[4096], err[512] = "", object[4096] = "";
 	int rc;
 
 	if (o->all_cpus)
 		return 0;
-	if (o->command ? command_path(o->command[0], path, sizeof(path)) :
-	    (snprintf(path, sizeof(path), "/proc/%d/exe", o->pid), 0))
-		return 0;	/* launching it will say */
-	rc = tls_symbol_offset(path, OTEL_CTX_SYMBOL, offset, err, sizeof(err));
+	if (o->command) {
+		if (command_path(o->command[0], path, sizeof(path)))
+			return 0;	/* launching it will say */
+		rc = tls_symbol_offset(path, OTEL_CTX_SYMBOL, offset, err, sizeof(err));
+	} else {
+		rc = tls_live_offset(o->pid, OTEL_CTX_SYMBOL, offset, object, sizeof(object), err,
+				     sizeof(err));
+		if (!rc)
+			snprintf(path, sizeof(path), "%s", object);
+	}
 	if (rc == -ENOENT)
 		return 0;
 	if (rc) {
-		err_msg("record: OpenTelemetry's thread context: %s", err);
-		return -1;
+		/* The profile stands without it: said, not fatal. */
+		if (!o->quiet)
+			fprintf(stderr, "tailor: OpenTelemetry's thread context not read: %s\n", err);
+		return 0;
 	}
-	if (*offset % 8 || *offset < -(1LL << 30) || *offset > (1LL << 30)) {
-		err_msg("record: %s in '%s' at offset %" PRId64 " from the thread pointer: not an aligned pointer within 1 GiB of it",
-			OTEL_CTX_SYMBOL, path, *offset);
-		return -1;
+	/* Static TLS ends at the thread pointer (x86-64's variant II). */
+	if (*offset % 8 || *offset >= 0 || *offset < -(1LL << 30)) {
+		if (!o->quiet)
+			fprintf(stderr, "tailor: OpenTelemetry's thread context not read: %s in '%s' at offset %" PRId64 " from the thread pointer is no aligned pointer in static TLS\n",
+				OTEL_CTX_SYMBOL, path, *offset);
+		return 0;
 	}
 	return 1;
 }

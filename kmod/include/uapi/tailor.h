@@ -117,7 +117,8 @@ enum tailor_tsc_source {
 /*
  * ABI 9: OpenTelemetry's thread context (OTEP 4947), where the target
  * publishes one: its thread-local pointer otel_thread_ctx_v1, at
- * otel_ctx_offset from the thread pointer (static TLS), names the
+ * otel_ctx_offset from the thread pointer (static TLS: negative, 8-byte
+ * aligned; not with TAILOR_CFG_ALL_CPUS), names the
  * thread's context record, whose trace id and span id each sample
  * carries while the record's valid byte is 1.  Read as the tag word is,
  * never faulting, for the target's threads only; a NULL or unreadable

@@ -19,7 +19,11 @@
 #include <stdio.h>
 
 #define TLR_MAGIC		"TAILORRC"
-#define TLR_VERSION		3
+/*
+ * 4: samples may carry OpenTelemetry's ids (META flags_used OTEL_CTX),
+ * after the tag word: a version-3 reader would take them for the stack id.
+ */
+#define TLR_VERSION		4
 #define TLR_MAX_RECORD_SIZE	(64u << 20)
 
 struct tlr_file_header {

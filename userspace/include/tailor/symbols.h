@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "tailor/events.h"
 
 enum sym_status {
@@ -198,6 +199,25 @@ const struct sym_jit_source *sym_jit_source(const struct symbolizer *s, size_t i
  */
 int tls_symbol_offset(const char *path, const char *name, int64_t *offset,
 		      char *err, size_t errlen);
+
+/*
+ * The offset from the thread pointer of thread-local @name in running
+ * process @pid, wherever it is defined: the executable, or a shared
+ * library whose static-TLS block the loader placed (read from the GOT
+ * entry the library reads it through; see tls_live.c).  0 with the
+ * object's path in @object; -ENOENT where no object defines it; other
+ * -errno with the reason in @err (dynamic TLS, __tls_get_addr access).
+ */
+int tls_live_offset(pid_t pid, const char *name, int64_t *offset, char *object, size_t objlen,
+		    char *err, size_t errlen);
+
+/*
+ * tls_live_offset() for one object: the file at @path (named @shown in
+ * messages), mapped in process @pid at @start.  0 with the offset,
+ * -ENOENT where it does not define @name, other -errno with @err.
+ */
+int tls_object_offset(pid_t pid, const char *path, const char *shown, uint64_t start,
+		      const char *name, int64_t *offset, char *err, size_t errlen);
 
 /*
  * OpenTelemetry's thread context (OTEP 4947): a thread-local pointer to
