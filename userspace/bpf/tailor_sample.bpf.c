@@ -120,7 +120,7 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-#define MAX_PID_NS_LEVEL	32	/* include/linux/pid_namespace.h */
+#define MAX_PID_NS_LEVEL	32	/* include/linux/pid_namespace.h: levels 0 to 32 */
 
 /* @pid's number in cfg_pidns_ino's namespace; 0 where it has none there. */
 static __noinline __u32 ns_nr(struct pid *pid)
@@ -128,7 +128,7 @@ static __noinline __u32 ns_nr(struct pid *pid)
 	unsigned int level = BPF_CORE_READ(pid, level), i;
 	__u32 numbers = bpf_core_field_offset(struct pid, numbers);
 
-	for (i = 0; i < MAX_PID_NS_LEVEL && i <= level; i++) {
+	for (i = 0; i <= MAX_PID_NS_LEVEL && i <= level; i++) {
 		struct upid up;
 
 		if (bpf_probe_read_kernel(&up, sizeof(up),

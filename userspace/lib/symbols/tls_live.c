@@ -170,6 +170,7 @@ int tls_object_offset(pid_t pid, const char *path, const char *shown, uint64_t s
 	Elf *elf;
 	int fd, rc = -ENOENT;
 
+	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
@@ -198,7 +199,7 @@ int tls_object_offset(pid_t pid, const char *path, const char *shown, uint64_t s
 		goto out;
 	}
 	/* The entry's offset is the symbol's plus the relocation's addend. */
-	*offset = (int64_t)(type == R_X86_64_TLSDESC ? slot[1] : slot[0]) - addend;
+	*offset = (int64_t)((type == R_X86_64_TLSDESC ? slot[1] : slot[0]) - (uint64_t)addend);
 	/* Static TLS ends at the thread pointer; a descriptor's pointer is no offset. */
 	if (*offset >= 0 || *offset < -(1LL << 30)) {
 		snprintf(err, errlen, "'%s' in '%s' is in dynamic TLS (the library was loaded past the static TLS surplus): its place is each thread's own, not read",

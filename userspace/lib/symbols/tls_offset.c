@@ -112,7 +112,13 @@ int tls_symbol_offset(const char *path, const char *name, int64_t *offset,
 		goto out;
 	}
 	align = tls.p_align ? tls.p_align : 1;
-	if (align & (align - 1) || sym.st_value + 8 > tls.p_memsz) {
+	/*
+	 * Without wrapping: a symbol near 2^64 passed "st_value + 8 >
+	 * p_memsz" and gave a positive offset (fuzz_tls found it).  A
+	 * TLS block is far below a GiB; so is its alignment.
+	 */
+	if (align & (align - 1) || align > (1u << 30) || tls.p_memsz > (1u << 30) ||
+	    sym.st_value > tls.p_memsz || tls.p_memsz - sym.st_value < 8) {
 		snprintf(err, errlen, "'%s': damaged TLS segment (align %" PRIu64 ", size %" PRIu64 ", '%s' at %" PRIu64 ")",
 			 path, align, (uint64_t)tls.p_memsz, name, (uint64_t)sym.st_value);
 		goto out;
