@@ -212,7 +212,9 @@ while [ "$r" -le "$rounds" ]; do
 done
 
 case $profiler in
-tailor) how="tailor record (tailor.ko), $freq Hz" ;;
+tailor)	# The collector the last run's recording names (tailor.ko, or bpf).
+	collector=$("$tailor" dump -i "$out/r.rec" 2>/dev/null | sed -n 's/^meta\.collector: //p')
+	how="tailor record (${collector:-tailor.ko}), $freq Hz" ;;
 *) how="perf record -e cpu-clock --intr-regs=r15, $freq Hz, read by tailor report" ;;
 esac
 [ "$singlestep" = 0 ] || how="$how, single-stepped (box-singlestep)"

@@ -34,7 +34,7 @@ bench_payload() {
 	make -s -C "$top" userspace workloads
 	cp "$out/kmod/kmod/tailor.ko" "$payload/"
 	cp "$top/build/userspace/tailor" "$payload/bin/"
-	cp "$top"/build/workloads/* "$payload/workloads/"
+	cp -r "$top"/build/workloads/* "$payload/workloads/"
 	cat >"$payload/bench-box.sh" <<'LIB'
 # Sourced by run-in-box.sh (busybox sh): timing helpers.
 now() { awk '{ print $1 }' /proc/uptime; }
@@ -51,7 +51,7 @@ bench_native_payload() {
 	mkdir -p "$payload/bin" "$payload/workloads"
 	make -s -C "$top" userspace workloads
 	cp "$top/build/userspace/tailor" "$payload/bin/"
-	cp "$top"/build/workloads/* "$payload/workloads/"
+	cp -r "$top"/build/workloads/* "$payload/workloads/"
 	# Real timing here: ns, where the box's busybox has /proc/uptime's 10 ms.
 	cat >"$payload/bench-box.sh" <<'LIB'
 now() { date +%s.%N; }
