@@ -706,6 +706,25 @@ static pid_t start_otel_workload(const char *path, long long *offset)
 }
 
 /*
+ * @path started (start_otel_workload()), recorded by @argv, whose "-p"
+ * argument is @pidbuf, then killed: @r the recording's run.  -1 if the
+ * workload did not start.
+ */
+static int record_otel_workload(const char *path, char *pidbuf, char **argv, struct run *r,
+				long long *offset)
+{
+	pid_t victim = start_otel_workload(path, offset);
+
+	if (victim <= 0)
+		return -1;
+	snprintf(pidbuf, 16, "%d", victim);
+	run(r, argv);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	return 0;
+}
+
+/*
  * The pointer in a shared library, read through the GOT entry its code
  * reaches it by (TLSDESC: OTEP 4947's recommendation), in a running
  * process (-p); through __tls_get_addr it is named and not read, the
@@ -721,15 +740,9 @@ TEST(otel_thread_context_in_a_library_of_a_running_process)
 	char buf[256], want[64];
 	long long offset;
 	long in_span, none[4];
-	pid_t victim;
 
 	skip_unless_ready(_metadata);
-	victim = start_otel_workload(WL "tw_otel_lib", &offset);
-	ASSERT_LT(0, victim);
-	snprintf(pidbuf, sizeof(pidbuf), "%d", victim);
-	run(&r, argv);
-	kill(victim, SIGKILL);
-	waitpid(victim, NULL, 0);
+	ASSERT_EQ(0, record_otel_workload(WL "tw_otel_lib", pidbuf, argv, &r, &offset));
 	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
 	ASSERT_GT(0, offset);
 	snprintf(want, sizeof(want), "%lld", offset);
@@ -741,12 +754,7 @@ TEST(otel_thread_context_in_a_library_of_a_running_process)
 	ASSERT_LE(100, in_span);
 	ASSERT_LE(30, none[1] + none[2] + none[3]);
 
-	victim = start_otel_workload(WL "tw_otel_gnu", &offset);
-	ASSERT_LT(0, victim);
-	snprintf(pidbuf, sizeof(pidbuf), "%d", victim);
-	run(&r, argv);
-	kill(victim, SIGKILL);
-	waitpid(victim, NULL, 0);
+	ASSERT_EQ(0, record_otel_workload(WL "tw_otel_gnu", pidbuf, argv, &r, &offset));
 	ASSERT_EQ(0, r.status) TH_LOG("stderr: %s", r.err);
 	ASSERT_NE(NULL, strstr(r.err, "reads 'otel_thread_ctx_v1' through __tls_get_addr"))
 		TH_LOG("%s", r.err);

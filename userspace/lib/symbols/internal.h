@@ -248,4 +248,12 @@ int jit_on_mmap(struct symbolizer *s, uint32_t pid, const char *path);
 int jit_lookup(struct symbolizer *s, uint32_t pid, uint64_t ip, uint64_t time,
 	       const struct sym_map *m, struct sym_result *out);
 
+/*
+ * The defined thread-local symbol @name of @elf, from .symtab or .dynsym
+ * (@only: SHT_DYNSYM or SHT_SYMTAB alone, 0 either); where asked, its
+ * table and its index there.  0, or -ENOENT (tls_offset.c).
+ */
+int tls_find_symbol(Elf *elf, const char *name, Elf64_Word only, GElf_Sym *out,
+		    Elf_Scn **table, size_t *index);
+
 #endif /* TAILOR_SYMBOLS_INTERNAL_H */

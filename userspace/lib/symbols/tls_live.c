@@ -36,40 +36,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "tailor/symbols.h"
-
-/* The index in .dynsym of the defined TLS symbol @name, or -1; its section in @dynsym. */
-static long dynsym_index(Elf *elf, const char *name, Elf_Scn **dynsym)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			return -1;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *s;
-
-			if (!gelf_getsym(data, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_TLS || sym.st_shndx == SHN_UNDEF)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (s && !strcmp(s, name)) {
-				*dynsym = scn;
-				return (long)i;
-			}
-		}
-		return -1;
-	}
-	return -1;
-}
+#include "symbols/internal.h"
 
 /*
  * The address, page-aligned, of the PT_LOAD that maps the file's first
@@ -99,7 +66,7 @@ static int first_load(Elf *elf, uint64_t *vaddr)
  * entry with a static offset (TLSDESC, TPOFF64) before a DTPMOD64 one.
  * 0, or -ENOENT.
  */
-static int tls_reloc(Elf *elf, Elf_Scn *dynsym, long idx, uint32_t *type, uint64_t *where,
+static int tls_reloc(Elf *elf, Elf_Scn *dynsym, size_t idx, uint32_t *type, uint64_t *where,
 		     int64_t *addend)
 {
 	size_t dynsym_ndx = elf_ndxscn(dynsym);
@@ -122,7 +89,7 @@ static int tls_reloc(Elf *elf, Elf_Scn *dynsym, long idx, uint32_t *type, uint64
 			GElf_Rela r;
 			uint32_t t;
 
-			if (!gelf_getrela(data, (int)i, &r) || GELF_R_SYM(r.r_info) != (size_t)idx)
+			if (!gelf_getrela(data, (int)i, &r) || GELF_R_SYM(r.r_info) != idx)
 				continue;
 			t = (uint32_t)GELF_R_TYPE(r.r_info);
 			if (t == R_X86_64_TLSDESC || t == R_X86_64_TPOFF64) {
@@ -166,7 +133,8 @@ int tls_object_offset(pid_t pid, const char *path, const char *shown, uint64_t s
 	uint64_t vaddr, got, slot[2];
 	int64_t addend;
 	uint32_t type;
-	long idx;
+	GElf_Sym sym;
+	size_t idx;
 	Elf *elf;
 	int fd, rc = -ENOENT;
 
@@ -178,8 +146,8 @@ int tls_object_offset(pid_t pid, const char *path, const char *shown, uint64_t s
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
 		goto out;
-	idx = dynsym_index(elf, name, &dynsym);
-	if (idx < 0)
+	/* The GOT's relocations name .dynsym's symbols. */
+	if (tls_find_symbol(elf, name, SHT_DYNSYM, &sym, &dynsym, &idx))
 		goto out;
 	rc = -EOPNOTSUPP;
 	if (tls_reloc(elf, dynsym, idx, &type, &got, &addend) || first_load(elf, &vaddr)) {

@@ -27,11 +27,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "tailor/symbols.h"
+#include "symbols/internal.h"
 
-static int find_tls_symbol(Elf *elf, const char *name, GElf_Sym *out)
+int tls_find_symbol(Elf *elf, const char *name, Elf64_Word only, GElf_Sym *out,
+		    Elf_Scn **table, size_t *index)
 {
 	Elf_Scn *scn = NULL;
-	int found = -ENOENT;
 
 	/* .symtab if not stripped, else .dynsym (an exported variable). */
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
@@ -41,7 +42,7 @@ static int find_tls_symbol(Elf *elf, const char *name, GElf_Sym *out)
 
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
+		    (only && sh.sh_type != only) || !sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data)
@@ -58,11 +59,15 @@ static int find_tls_symbol(Elf *elf, const char *name, GElf_Sym *out)
 			sname = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (sname && !strcmp(sname, name)) {
 				*out = sym;
+				if (table)
+					*table = scn;
+				if (index)
+					*index = i;
 				return 0;
 			}
 		}
 	}
-	return found;
+	return -ENOENT;
 }
 
 int tls_symbol_offset(const char *path, const char *name, int64_t *offset,
@@ -105,7 +110,7 @@ int tls_symbol_offset(const char *path, const char *name, int64_t *offset,
 		rc = -ENOENT;
 		goto out;
 	}
-	if (find_tls_symbol(elf, name, &sym)) {
+	if (tls_find_symbol(elf, name, 0, &sym, NULL, NULL)) {
 		snprintf(err, errlen, "'%s' defines no thread-local symbol '%s' (stripped, or the word is in a shared library: give the offset instead)",
 			 path, name);
 		rc = -ENOENT;
